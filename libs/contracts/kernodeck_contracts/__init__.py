@@ -1,0 +1,1 @@
+"""Contracts shared by every Kernodeck service and the gateway."""

@@ -1,0 +1,1 @@
+"""Platform kit shared by every Kernodeck service."""

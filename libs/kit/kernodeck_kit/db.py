@@ -1,0 +1,53 @@
+"""Engines for the embedded default (SQLite) and PostgreSQL."""
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.pool import QueuePool
+from sqlmodel import create_engine
+
+
+def normalize_url(url: str) -> str:
+    """Plain postgresql:// means psycopg2 here (SQLAlchemy 2.1 would pick psycopg 3)."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg2://" + url[len(prefix):]
+    return url
+
+
+def make_engine(url: str, pool_size: int = 10) -> Engine:
+    url = normalize_url(url)
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url)
+    return create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+
+
+def is_postgres(engine: Engine) -> bool:
+    return engine.dialect.name == "postgresql"
+
+
+def _sqlite_engine(url: str) -> Engine:
+    # One connection: under eventlet, SQLite's own busy-wait would block the
+    # whole process, so greenthreads queue for the connection instead.
+    engine = create_engine(
+        url,
+        poolclass=QueuePool,
+        pool_size=1,
+        max_overflow=0,
+        pool_timeout=30,
+        connect_args={"check_same_thread": False, "timeout": 30},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn, _record):
+        dbapi_conn.isolation_level = None  # let SQLAlchemy emit BEGIN itself
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine

@@ -1,0 +1,36 @@
+"""Prometheus metrics every service exports, and the endpoint that serves them."""
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+ENTRYPOINT_SECONDS = Histogram(
+    "kernodeck_entrypoint_seconds",
+    "Time spent in an RPC, event or timer entrypoint",
+    ["service", "entrypoint"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+)
+ENTRYPOINT_ERRORS = Counter(
+    "kernodeck_entrypoint_errors_total",
+    "Entrypoint calls that ended in an error, by error code",
+    ["service", "entrypoint", "code"],
+)
+EVENTS_PUBLISHED = Counter(
+    "kernodeck_events_published_total", "Outbox events confirmed by the broker", ["service", "event_type"]
+)
+PUBLISH_FAILURES = Counter(
+    "kernodeck_event_publish_failures_total", "Outbox publish attempts that failed", ["service"]
+)
+OUTBOX_PENDING = Gauge(
+    "kernodeck_outbox_pending", "Outbox rows not yet confirmed by the broker", ["service"]
+)
+EVENTS_CONSUMED = Counter(
+    "kernodeck_events_consumed_total", "Events applied by a consumer", ["service", "consumer"]
+)
+EVENTS_DUPLICATE = Counter(
+    "kernodeck_events_duplicate_total", "Redelivered events ignored by a consumer", ["service", "consumer"]
+)
+
+
+def serve(port: int, host: str = "127.0.0.1") -> None:
+    """Serve /metrics on `port`; 0 disables the endpoint (tests)."""
+    if port:
+        start_http_server(port, addr=host)

@@ -1,0 +1,73 @@
+"""nameko dependency providers: the service's database and its metrics."""
+
+import logging
+import time
+from datetime import timedelta
+
+from eventlet import Event as GreenEvent
+from kernodeck_contracts.errors import ServiceError
+from nameko.extensions import DependencyProvider
+
+from kernodeck_kit import metrics
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher
+
+log = logging.getLogger(__name__)
+
+
+class Database(DependencyProvider):
+    """Gives workers the service's `Store` and runs the outbox relay.
+
+    Reads DATABASE_URL, AMQP_URI and OUTBOX_RELAY_INTERVAL_S from the nameko
+    config that the runner (or a test) builds.
+    """
+
+    def setup(self):
+        config = self.container.config
+        self.engine = make_engine(config["DATABASE_URL"])
+        self.interval = float(config.get("OUTBOX_RELAY_INTERVAL_S", 2.0))
+        service = self.container.service_name
+        self.relay = OutboxRelay(self.engine, service, amqp_publisher(config["AMQP_URI"]))
+        self.store = Store(self.engine, service, self.relay)
+        self._stopped = GreenEvent()
+
+    def start(self):
+        self.container.spawn_managed_thread(self._relay_loop, identifier="outbox_relay")
+
+    def stop(self):
+        self._stopped.send(True)
+        self.engine.dispose()
+
+    def kill(self):
+        self.stop()
+
+    def get_dependency(self, worker_ctx):
+        return self.store
+
+    def _relay_loop(self):
+        while not self._stopped.wait(self.interval):
+            try:
+                self.relay.publish_pending(older_than=timedelta(seconds=self.interval))
+            except Exception:
+                log.exception("outbox relay pass failed")
+
+
+class Instrumented(DependencyProvider):
+    """Times every entrypoint and counts its errors by code."""
+
+    def setup(self):
+        self._started: dict[int, float] = {}
+
+    def worker_setup(self, worker_ctx):
+        self._started[id(worker_ctx)] = time.perf_counter()
+
+    def worker_result(self, worker_ctx, result=None, exc_info=None):
+        started = self._started.pop(id(worker_ctx), None)
+        service = self.container.service_name
+        name = worker_ctx.entrypoint.method_name
+        if started is not None:
+            metrics.ENTRYPOINT_SECONDS.labels(service, name).observe(time.perf_counter() - started)
+        if exc_info is not None:
+            error = exc_info[1]
+            code = error.code if isinstance(error, ServiceError) else "internal"
+            metrics.ENTRYPOINT_ERRORS.labels(service, name, code).inc()

@@ -1,0 +1,169 @@
+"""Transactional outbox: events are rows written with the state change.
+
+`Store.transaction()` yields a `Tx`; events emitted on it are inserted in the
+same database transaction. Right after the commit the same worker publishes
+them (publisher confirms) and marks them sent; `OutboxRelay.publish_pending`
+retries whatever a crash or a broker outage left behind.
+"""
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
+from kernodeck_contracts.events import Event
+from kombu import Exchange
+from nameko.amqp.publish import Publisher
+from sqlalchemy import update
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, func, select
+
+from kernodeck_kit import metrics
+from kernodeck_kit.db import is_postgres
+from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
+from kernodeck_kit.types import utcnow
+
+log = logging.getLogger(__name__)
+
+PublishFn = Callable[[OutboxMessage], None]
+
+
+def amqp_publisher(amqp_uri: str) -> PublishFn:
+    """Publish an outbox row the way nameko's EventDispatcher does."""
+    publisher = Publisher(amqp_uri, serializer="json", use_confirms=True)
+
+    def publish(row: OutboxMessage) -> None:
+        exchange = Exchange(f"{row.source}.events", type="topic", durable=True, delivery_mode=2)
+        publisher.publish(
+            json.loads(row.payload),
+            exchange=exchange,
+            routing_key=row.event_type,
+            declare=[exchange],
+            retry=True,
+            retry_policy={"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2},
+        )
+
+    return publish
+
+
+class Tx:
+    """One database transaction, with the outbox and the inbox at hand."""
+
+    def __init__(self, session: Session, source: str):
+        self.session = session
+        self.source = source
+        self.emitted: list[OutboxMessage] = []
+
+    def emit(self, event: Event) -> None:
+        if event.source != self.source:
+            raise ValueError(f"{self.source} cannot emit {event.source}.{event.type}")
+        row = OutboxMessage(
+            event_id=event.event_id,
+            source=event.source,
+            event_type=event.type,
+            payload=json.dumps(event.to_message()),
+        )
+        self.session.add(row)
+        self.emitted.append(row)
+
+    def first_delivery(self, consumer: str, event_id: str) -> bool:
+        """Record `event_id` for `consumer`; False when it was applied before.
+
+        The primary key makes a concurrent second delivery fail at flush, so
+        exactly one of two racing workers applies the event.
+        """
+        if self.session.get(ProcessedEvent, (consumer, event_id)) is not None:
+            return False
+        self.session.add(ProcessedEvent(consumer=consumer, event_id=event_id))
+        self.session.flush()
+        return True
+
+
+class OutboxRelay:
+    def __init__(self, engine: Engine, service: str, publish: PublishFn):
+        self.engine = engine
+        self.service = service
+        self.publish = publish
+
+    def publish_rows(self, ids: list[int]) -> None:
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(OutboxMessage).where(OutboxMessage.id.in_(ids), OutboxMessage.sent_at.is_(None))
+            ).all()
+            self._send(session, rows)
+
+    def publish_pending(self, older_than: timedelta, batch: int = 200) -> int:
+        """Publish rows the happy path did not; returns how many went out."""
+        with Session(self.engine) as session:
+            query = (
+                select(OutboxMessage)
+                .where(OutboxMessage.sent_at.is_(None), OutboxMessage.created_at < utcnow() - older_than)
+                .order_by(OutboxMessage.id)
+                .limit(batch)
+            )
+            if is_postgres(self.engine):
+                query = query.with_for_update(skip_locked=True)
+            rows = session.exec(query).all()
+            sent = self._send(session, rows)
+            pending = session.exec(select(func.count()).where(OutboxMessage.sent_at.is_(None))).one()
+            metrics.OUTBOX_PENDING.labels(self.service).set(pending)
+            return sent
+
+    def _send(self, session: Session, rows: list[OutboxMessage]) -> int:
+        sent_ids = []
+        for row in rows:
+            try:
+                self.publish(row)
+            except Exception:
+                metrics.PUBLISH_FAILURES.labels(self.service).inc()
+                log.warning("outbox publish failed", extra={"event_type": row.event_type, "outbox_id": row.id})
+                session.execute(
+                    update(OutboxMessage).where(OutboxMessage.id == row.id).values(attempts=row.attempts + 1)
+                )
+                break  # the broker is likely down: keep order, let the relay retry
+            sent_ids.append(row.id)
+            metrics.EVENTS_PUBLISHED.labels(self.service, row.event_type).inc()
+        if sent_ids:
+            session.execute(update(OutboxMessage).where(OutboxMessage.id.in_(sent_ids)).values(sent_at=utcnow()))
+        session.commit()
+        return len(sent_ids)
+
+
+class Store:
+    """A service's database: transactions whose events leave through the outbox."""
+
+    def __init__(self, engine: Engine, source: str, relay: OutboxRelay | None):
+        self.engine = engine
+        self.source = source
+        self.relay = relay
+
+    @contextmanager
+    def transaction(self) -> Iterator[Tx]:
+        with Session(self.engine, expire_on_commit=False) as session:
+            tx = Tx(session, self.source)
+            yield tx
+            session.commit()
+        if tx.emitted and self.relay is not None:
+            try:
+                self.relay.publish_rows([row.id for row in tx.emitted])
+            except Exception:
+                # Committed already: the relay will publish these rows.
+                log.exception("immediate outbox publish failed")
+
+    @contextmanager
+    def consume(self, consumer: str, event: Event) -> Iterator[Tx | None]:
+        """A transaction for applying `event` once: yields None on a redelivery."""
+        with self.transaction() as tx:
+            if tx.first_delivery(consumer, event.event_id):
+                yield tx
+                metrics.EVENTS_CONSUMED.labels(self.source, consumer).inc()
+            else:
+                metrics.EVENTS_DUPLICATE.labels(self.source, consumer).inc()
+                yield None
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with Session(self.engine) as session:
+            yield session
+

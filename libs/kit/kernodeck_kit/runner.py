@@ -1,0 +1,47 @@
+"""Start one nameko service: logs, migrations, metrics, then the container."""
+
+import logging
+import signal
+from collections.abc import Callable
+
+import eventlet
+from nameko.runners import ServiceRunner
+
+from kernodeck_kit import logs, metrics, migrations
+from kernodeck_kit.settings import ServiceSettings
+
+log = logging.getLogger(__name__)
+
+
+def nameko_config(settings: ServiceSettings) -> dict:
+    return {
+        **settings.nameko_config(),
+        "DATABASE_URL": settings.resolved_database_url(),
+        "OUTBOX_RELAY_INTERVAL_S": settings.outbox_relay_interval_s,
+    }
+
+
+def run(service_cls, settings: ServiceSettings, package: str, prepare: Callable[[str], None] | None = None) -> None:
+    """Run `service_cls` until SIGTERM or Ctrl-C. `kernodeck_kit.green.patch()` must come first.
+
+    `prepare(database_url)` runs after the migrations, before the first message.
+    """
+    logs.configure(settings.service_name, settings.log_level)
+    config = nameko_config(settings)
+    migrations.upgrade(package, config["DATABASE_URL"])
+    if prepare is not None:
+        prepare(config["DATABASE_URL"])
+    metrics.serve(settings.metrics_port, settings.metrics_host)
+    runner = ServiceRunner(config)
+    runner.add_service(service_cls)
+
+    def shutdown(_signum, _frame):
+        eventlet.spawn_n(runner.stop)
+
+    signal.signal(signal.SIGTERM, shutdown)
+    runner.start()
+    log.info("service started", extra={"metrics_port": settings.metrics_port})
+    try:
+        runner.wait()
+    except KeyboardInterrupt:
+        runner.stop()

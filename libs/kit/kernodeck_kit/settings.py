@@ -1,0 +1,56 @@
+"""Settings read from the environment, validated at start.
+
+Shared keys have no prefix (AMQP_URI, DATA_DIR, LOG_LEVEL); a service's own
+keys carry its prefix (CATALOG_DATABASE_URL, CATALOG_METRICS_PORT...).
+"""
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ServiceSettings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore")
+
+    service_name: str
+    amqp_uri: str = Field(
+        "amqp://guest:guest@127.0.0.1:5672/",
+        validation_alias=AliasChoices("AMQP_URI"),
+    )
+    data_dir: Path = Field(Path("var/data"), validation_alias=AliasChoices("DATA_DIR"))
+    log_level: str = Field("INFO", validation_alias=AliasChoices("LOG_LEVEL"))
+    database_url: str = ""
+    metrics_port: int = 0
+    metrics_host: str = "127.0.0.1"
+    max_workers: int = Field(10, ge=1, le=200)
+    outbox_relay_interval_s: float = Field(2.0, gt=0)
+
+    @field_validator("amqp_uri")
+    @classmethod
+    def _amqp_scheme(cls, value: str) -> str:
+        if not value.startswith(("amqp://", "amqps://", "pyamqp://")):
+            raise ValueError("AMQP_URI must start with amqp://, amqps:// or pyamqp://")
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+            raise ValueError("LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR")
+        return level
+
+    def resolved_database_url(self) -> str:
+        """The configured URL, or one SQLite file per service under DATA_DIR."""
+        if self.database_url:
+            return self.database_url
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{(self.data_dir / f'{self.service_name}.db').resolve()}"
+
+    def nameko_config(self) -> dict:
+        return {
+            "AMQP_URI": self.amqp_uri,
+            "max_workers": self.max_workers,
+            "serializer": "json",
+        }

@@ -1,0 +1,67 @@
+"""pytest plugin for service tests: `pytest -p kernodeck_kit.testing ...`.
+
+Loaded as a plugin so that eventlet patches the process before anything
+else imports sockets. Gives each test session fresh PostgreSQL databases
+(migrated with the service's own Alembic scripts) and each test clean
+tables; nameko's own plugin gives the broker vhost (`rabbit_config`).
+"""
+
+from kernodeck_kit import green
+
+green.patch()
+
+import os  # noqa: E402
+import uuid  # noqa: E402
+
+import pytest  # noqa: E402
+from sqlalchemy import create_engine, inspect, text  # noqa: E402
+
+from kernodeck_kit import migrations  # noqa: E402
+from kernodeck_kit.db import make_engine, normalize_url  # noqa: E402
+
+PG_ADMIN_URL = os.environ.get("KERNODECK_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def pytest_configure(config):
+    config.option.suppress_eventlet_notification = True
+
+
+@pytest.fixture(scope="session")
+def pg_database():
+    """`pg_database(package)` -> URL of a new database migrated to `package`'s head."""
+    admin = create_engine(normalize_url(PG_ADMIN_URL), isolation_level="AUTOCOMMIT")
+    created = []
+
+    def make(package: str) -> str:
+        name = f"kd_test_{package.removeprefix('kernodeck_')}_{uuid.uuid4().hex[:8]}"
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        created.append(name)
+        url = admin.url.set(database=name).render_as_string(hide_password=False)
+        migrations.upgrade(package, url)
+        return url
+
+    yield make
+    with admin.connect() as conn:
+        for name in created:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def truncate_all(url: str) -> None:
+    engine = make_engine(url)
+    try:
+        tables = [t for t in inspect(engine).get_table_names() if t != "alembic_version"]
+        with engine.begin() as conn:
+            conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+    finally:
+        engine.dispose()
+
+
+def service_config(rabbit_config: dict, database_url: str) -> dict:
+    return {
+        **rabbit_config,
+        "serializer": "json",
+        "DATABASE_URL": database_url,
+        "OUTBOX_RELAY_INTERVAL_S": 0.2,
+    }

@@ -1,0 +1,1 @@
+"""Catalog service: GPU models, lot prices, preparations, quotes, availability."""

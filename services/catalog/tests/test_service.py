@@ -1,0 +1,70 @@
+from datetime import UTC, datetime, timedelta
+
+import eventlet
+import pytest
+from kernodeck_contracts.events import CapacityChanged
+from nameko.standalone.events import event_dispatcher
+from nameko.standalone.rpc import ServiceRpcProxy
+from nameko.exceptions import RemoteError
+
+from kernodeck_catalog.service import CatalogService
+
+
+@pytest.fixture
+def catalog(container_factory, config):
+    container = container_factory(CatalogService, config)
+    container.start()
+    CatalogService._cache = None
+    with ServiceRpcProxy("catalog", config) as proxy:
+        yield proxy
+
+
+def test_list_catalog_over_rpc(catalog):
+    listing = catalog.list_catalog()
+    models = {m["id"]: m for m in listing["models"]}
+    assert models["b200"]["gpus_per_lot"] == 2
+    assert models["mi300x"]["backend"] == "rocm"
+    assert listing["durations_days"] == [3, 7, 30]
+    assert listing["lots"] == {"min": 1, "max": 10}
+    assert len(listing["preparations"]) == 7
+
+
+def test_quote_over_rpc(catalog):
+    quote = catalog.quote("b200", 7, 2, "pytorch")
+    assert quote["total_gpus"] == 4
+    assert quote["total_usd_cents"] == 2 * quote["lot_price_usd_cents"]
+
+
+def test_quote_refusal_crosses_rpc_with_its_fields(catalog):
+    with pytest.raises(RemoteError) as caught:
+        catalog.quote("h100", 31, 11, "ubuntu")
+    assert caught.value.exc_type == "ServiceError"
+
+
+def wait_for(predicate, seconds=5.0):
+    deadline = eventlet.Timeout(seconds)
+    try:
+        while not predicate():
+            eventlet.sleep(0.05)
+    finally:
+        deadline.cancel()
+
+
+def test_capacity_events_update_availability_once_and_in_order(catalog, config):
+    dispatch = event_dispatcher(config)
+    now = datetime.now(UTC)
+    newer = CapacityChanged(model_id="h100", available_lots=2, occurred_at=now)
+    older = CapacityChanged(model_id="h100", available_lots=9, occurred_at=now - timedelta(seconds=5))
+    dispatch("provisioning", "capacity_changed", newer.to_message())
+
+    def h100_lots():
+        CatalogService._cache = None
+        return {m["id"]: m for m in catalog.list_catalog()["models"]}["h100"]["available_lots"]
+
+    wait_for(lambda: h100_lots() == 2)
+    assert catalog.quote("h100", 3, 3, "ubuntu")["available"] is False
+
+    dispatch("provisioning", "capacity_changed", older.to_message())
+    dispatch("provisioning", "capacity_changed", newer.to_message())
+    eventlet.sleep(0.5)
+    assert h100_lots() == 2
