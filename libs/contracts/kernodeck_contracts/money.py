@@ -6,7 +6,7 @@ _USD = re.compile(r"^(0|[1-9]\d{0,11})(?:\.(\d{1,2}))?$")
 
 
 def parse_usd(text: str) -> int:
-    """"1234.5" -> 123450. Refuses signs, exponents, more than two decimals."""
+    """ "1234.5" -> 123450. Refuses signs, exponents, more than two decimals."""
     match = _USD.match(text) if isinstance(text, str) else None
     if match is None:
         raise ValueError(f"not a USD amount: {text!r}")

@@ -10,7 +10,7 @@ def normalize_url(url: str) -> str:
     """Plain postgresql:// means psycopg2 here (SQLAlchemy 2.1 would pick psycopg 3)."""
     for prefix in ("postgresql://", "postgres://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg2://" + url[len(prefix):]
+            return "postgresql+psycopg2://" + url[len(prefix) :]
     return url
 
 

@@ -16,8 +16,7 @@ _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"mess
 def redact(value):
     if isinstance(value, dict):
         return {
-            k: "[redacted]" if any(m in str(k).lower() for m in SECRET_MARKERS) else redact(v)
-            for k, v in value.items()
+            k: "[redacted]" if any(m in str(k).lower() for m in SECRET_MARKERS) else redact(v) for k, v in value.items()
         }
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
@@ -42,6 +41,18 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             entry["exc"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)
+
+
+def dict_config(service: str, level: str = "INFO") -> dict:
+    """The same JSON logs as a logging.config dict (what uvicorn takes)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": JsonFormatter, "service": service}},
+        "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"}},
+        "root": {"handlers": ["stdout"], "level": level},
+        "loggers": {name: {"handlers": [], "propagate": True} for name in ("uvicorn", "uvicorn.error")},
+    }
 
 
 def configure(service: str, level: str = "INFO") -> None:

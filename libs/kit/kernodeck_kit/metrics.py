@@ -16,15 +16,9 @@ ENTRYPOINT_ERRORS = Counter(
 EVENTS_PUBLISHED = Counter(
     "kernodeck_events_published_total", "Outbox events confirmed by the broker", ["service", "event_type"]
 )
-PUBLISH_FAILURES = Counter(
-    "kernodeck_event_publish_failures_total", "Outbox publish attempts that failed", ["service"]
-)
-OUTBOX_PENDING = Gauge(
-    "kernodeck_outbox_pending", "Outbox rows not yet confirmed by the broker", ["service"]
-)
-EVENTS_CONSUMED = Counter(
-    "kernodeck_events_consumed_total", "Events applied by a consumer", ["service", "consumer"]
-)
+PUBLISH_FAILURES = Counter("kernodeck_event_publish_failures_total", "Outbox publish attempts that failed", ["service"])
+OUTBOX_PENDING = Gauge("kernodeck_outbox_pending", "Outbox rows not yet confirmed by the broker", ["service"])
+EVENTS_CONSUMED = Counter("kernodeck_events_consumed_total", "Events applied by a consumer", ["service", "consumer"])
 EVENTS_DUPLICATE = Counter(
     "kernodeck_events_duplicate_total", "Redelivered events ignored by a consumer", ["service", "consumer"]
 )

@@ -166,4 +166,3 @@ class Store:
     def read(self) -> Iterator[Session]:
         with Session(self.engine) as session:
             yield session
-

@@ -15,9 +15,11 @@ import uuid  # noqa: E402
 
 import pytest  # noqa: E402
 from sqlalchemy import create_engine, inspect, text  # noqa: E402
+from sqlmodel import SQLModel  # noqa: E402
 
 from kernodeck_kit import migrations  # noqa: E402
 from kernodeck_kit.db import make_engine, normalize_url  # noqa: E402
+from kernodeck_kit.tables import OutboxMessage, ProcessedEvent  # noqa: E402
 
 PG_ADMIN_URL = os.environ.get("KERNODECK_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
@@ -28,17 +30,25 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def pg_database():
-    """`pg_database(package)` -> URL of a new database migrated to `package`'s head."""
+    """`pg_database(package)` -> URL of a new database migrated to `package`'s head.
+
+    Without a package the database holds only the kit's own tables.
+    """
     admin = create_engine(normalize_url(PG_ADMIN_URL), isolation_level="AUTOCOMMIT")
     created = []
 
-    def make(package: str) -> str:
-        name = f"kd_test_{package.removeprefix('kernodeck_')}_{uuid.uuid4().hex[:8]}"
+    def make(package: str | None = None) -> str:
+        name = f"kd_test_{(package or 'kit').removeprefix('kernodeck_')}_{uuid.uuid4().hex[:8]}"
         with admin.connect() as conn:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
         created.append(name)
         url = admin.url.set(database=name).render_as_string(hide_password=False)
-        migrations.upgrade(package, url)
+        if package:
+            migrations.upgrade(package, url)
+        else:
+            engine = make_engine(url)
+            SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
+            engine.dispose()
         return url
 
     yield make

@@ -1,8 +1,7 @@
 import pytest
-from kernodeck_kit.testing import service_config, truncate_all
-
 from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.store import seed
+from kernodeck_kit.testing import service_config, truncate_all
 
 
 @pytest.fixture(scope="session")

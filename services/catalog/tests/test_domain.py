@@ -1,7 +1,6 @@
 import pytest
-from kernodeck_contracts.errors import ServiceError
-
 from kernodeck_catalog.domain import GpuModel
+from kernodeck_contracts.errors import ServiceError
 
 
 def fields(error: ServiceError) -> set[str]:
@@ -67,7 +66,13 @@ def test_availability_is_shown_before_paying(catalog_file):
 def test_the_seeded_catalog_has_the_required_models_and_preparations(catalog_file):
     assert {"h100", "h200", "b200", "a100", "l40s", "rtx4090", "mi300x"} <= set(catalog_file.models)
     assert set(catalog_file.preparations) == {
-        "ubuntu", "python", "pytorch", "notebook", "inference", "blender", "custom"
+        "ubuntu",
+        "python",
+        "pytorch",
+        "notebook",
+        "inference",
+        "blender",
+        "custom",
     }
 
 
@@ -77,8 +82,14 @@ def test_the_seeded_catalog_has_the_required_models_and_preparations(catalog_fil
 )
 def test_a_broken_model_definition_is_refused(change):
     base = dict(
-        id="x", name="X", vendor="V", backend="cuda", memory_gb_per_gpu=1, gpus_per_lot=1,
-        lot_prices_cents={3: 1, 7: 2, 30: 3}, available_lots=1,
+        id="x",
+        name="X",
+        vendor="V",
+        backend="cuda",
+        memory_gb_per_gpu=1,
+        gpus_per_lot=1,
+        lot_prices_cents={3: 1, 7: 2, 30: 3},
+        available_lots=1,
     )
     with pytest.raises(ValueError):
         GpuModel(**{**base, **change})

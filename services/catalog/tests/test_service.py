@@ -2,12 +2,11 @@ from datetime import UTC, datetime, timedelta
 
 import eventlet
 import pytest
+from kernodeck_catalog.service import CatalogService
 from kernodeck_contracts.events import CapacityChanged
+from nameko.exceptions import RemoteError
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
-from nameko.exceptions import RemoteError
-
-from kernodeck_catalog.service import CatalogService
 
 
 @pytest.fixture

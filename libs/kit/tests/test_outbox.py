@@ -1,0 +1,128 @@
+"""The outbox and the idempotent consumer against the real broker and PostgreSQL."""
+
+import eventlet
+import pytest
+from kernodeck_contracts.events import OrderCreated
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.nameko_deps import Database
+from kernodeck_kit.tables import OutboxMessage
+from kernodeck_kit.testing import service_config, truncate_all
+from nameko.events import event_handler
+from nameko.rpc import rpc
+from nameko.standalone.events import event_dispatcher
+from nameko.standalone.rpc import ServiceRpcProxy
+from sqlmodel import Session, select
+
+received: list[dict] = []
+applied: list[str] = []
+
+
+def order_created(order_id: str) -> OrderCreated:
+    return OrderCreated(
+        order_id=order_id,
+        account_id="a1",
+        model_id="h100",
+        duration_days=3,
+        lots=1,
+        total_gpus=1,
+        preparation="ubuntu",
+        total_usd_cents=18900,
+    )
+
+
+class Producer:
+    name = "orders"
+    db = Database()
+
+    @rpc
+    def create(self, order_id):
+        with self.db.transaction() as tx:
+            tx.emit(order_created(order_id))
+
+
+class Listener:
+    name = "listener"
+
+    @event_handler("orders", "order_created")
+    def on_created(self, payload):
+        received.append(payload)
+
+
+class IdempotentConsumer:
+    name = "consumer"
+    db = Database()
+
+    @event_handler("orders", "order_created")
+    def on_created(self, payload):
+        event = OrderCreated.from_message(payload)
+        with self.db.consume("order_created", event) as tx:
+            if tx is not None:
+                applied.append(event.order_id)
+
+
+@pytest.fixture
+def config(rabbit_config, pg_database):
+    url = pg_database()
+    truncate_all(url)
+    received.clear()
+    applied.clear()
+    return service_config(rabbit_config, url)
+
+
+def wait_until(predicate, seconds=5.0):
+    with eventlet.Timeout(seconds):
+        while not predicate():
+            eventlet.sleep(0.02)
+
+
+def unsent_rows(url):
+    engine = make_engine(url)
+    with Session(engine) as session:
+        rows = session.exec(select(OutboxMessage).where(OutboxMessage.sent_at.is_(None))).all()
+    engine.dispose()
+    return rows
+
+
+def test_an_event_leaves_right_after_the_commit(container_factory, config):
+    container_factory(Listener, config).start()
+    container_factory(Producer, config).start()
+    with ServiceRpcProxy("orders", config) as orders:
+        orders.create("o-1")
+    wait_until(lambda: len(received) == 1)
+    assert received[0]["order_id"] == "o-1"
+    assert received[0]["version"] == 1
+    assert unsent_rows(config["DATABASE_URL"]) == []
+
+
+def test_a_service_killed_between_commit_and_publish_delivers_after_restart(container_factory, config):
+    container_factory(Listener, config).start()
+    producer = container_factory(Producer, config)
+    dependency = next(d for d in producer.extensions if isinstance(d, Database))
+    producer.start()
+
+    def broker_gone(_row):
+        raise ConnectionError("broker unreachable")
+
+    dependency.relay.publish = broker_gone
+    with ServiceRpcProxy("orders", config) as orders:
+        orders.create("o-2")
+    producer.kill()
+    assert [row.event_type for row in unsent_rows(config["DATABASE_URL"])] == ["order_created"]
+    assert received == []
+
+    container_factory(Producer, config).start()
+    wait_until(lambda: len(received) == 1)
+    assert received[0]["order_id"] == "o-2"
+    assert unsent_rows(config["DATABASE_URL"]) == []
+
+
+def test_an_event_delivered_twice_has_one_effect(container_factory, config):
+    container_factory(IdempotentConsumer, config).start()
+    dispatch = event_dispatcher(config)
+    event = order_created("o-3")
+    dispatch("orders", "order_created", event.to_message())
+    dispatch("orders", "order_created", event.to_message())
+    dispatch("orders", "order_created", order_created("o-4").to_message())
+    wait_until(lambda: len(applied) >= 2)
+    eventlet.sleep(0.3)
+    assert sorted(applied) == ["o-3", "o-4"]
