@@ -1,0 +1,43 @@
+# Kernodeck: `make run` runs the whole system, `make test` runs every test.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PACKAGES := libs/contracts 'libs/kit[service]' services/catalog services/accounts services/orders gateway
+STAMP := $(VENV)/.installed
+PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml)
+
+.PHONY: install run test test-services test-http lint bench clean
+
+$(STAMP): $(PYPROJECTS) requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements-dev.txt $(addprefix -e ,$(PACKAGES))
+	touch $@
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python infra/local/run.py
+
+# Services and the kit run under eventlet (the kit's pytest plugin patches
+# first); the gateway and end-to-end tests run under asyncio in their own process.
+test: install
+	infra/test/prepare.sh
+	$(MAKE) --no-print-directory lint test-services test-http
+
+test-services:
+	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services
+
+test-http:
+	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests tests
+
+lint:
+	$(BIN)/ruff check .
+
+bench: install
+	infra/test/prepare.sh
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) var

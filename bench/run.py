@@ -1,0 +1,119 @@
+"""`make bench`: quotes and order creation through the gateway, against baselines.
+
+Starts the real stack (its own vhost and PostgreSQL databases), then measures
+at concurrency 1 and 32, in the same run: a bare FastAPI route returning a
+constant, a bare AMQP request/reply, POST /api/v1/quotes and POST
+/api/v1/orders. Prints the figures and the ratios against the targets.
+"""
+
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bench_amqp_baseline import bare_amqp_roundtrip
+from bench.measure import line, measure
+from infra.local.isolation import stack_env, temporary_databases, temporary_vhost
+from infra.local.stack import BIN, Stack, free_port
+
+TOTAL = {1: 1000, 32: 4000}
+QUOTE = {"model": "b200", "duration_days": 7, "lots": 2, "preparation": "pytorch"}
+
+
+async def http_load(base_url: str, path: str, body: dict, concurrency: int, headers: dict | None = None) -> dict:
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base_url, limits=limits, headers=headers or {}) as client:
+
+        async def call(_i: int) -> None:
+            response = await client.post(path, json=body)
+            if response.status_code >= 300:
+                raise RuntimeError(f"{path}: {response.status_code} {response.text}")
+
+        return await measure(call, concurrency, TOTAL[concurrency])
+
+
+def bare_http_server() -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen([str(BIN / "python"), str(Path(__file__).with_name("bare_app.py")), str(port)])
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            httpx.post(f"{url}/constant")
+            return process, url
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise RuntimeError("the bare FastAPI app did not start")
+
+
+def bearer_for_new_customer(url: str) -> dict:
+    email = f"bench-{uuid.uuid4().hex[:8]}@example.org"
+    password = "benchmark password 0123"
+    httpx.post(
+        f"{url}/api/v1/accounts", json={"first_name": "B", "last_name": "M", "email": email, "password": password}
+    )
+    token = httpx.post(f"{url}/api/v1/sessions", json={"email": email, "password": password}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def run_all(stack: Stack, amqp_uri: str, bare_url: str) -> dict:
+    results = {}
+    auth = bearer_for_new_customer(stack.url)
+    for c in (1, 32):
+        results["bare_http", c] = await http_load(bare_url, "/constant", QUOTE, c)
+        results["bare_amqp", c] = await bare_amqp_roundtrip(c, TOTAL[c], url=amqp_uri)
+        results["quote", c] = await http_load(stack.url, "/api/v1/quotes", QUOTE, c)
+        results["order", c] = await http_load(stack.url, "/api/v1/orders", {**QUOTE, "lots": 1}, c, auth)
+    return results
+
+
+def report(results: dict) -> None:
+    labels = {
+        "bare_http": "bare FastAPI constant",
+        "bare_amqp": "bare AMQP request/reply",
+        "quote": "POST /api/v1/quotes",
+        "order": "POST /api/v1/orders",
+    }
+    for c in (1, 32):
+        for key, label in labels.items():
+            print(line(label, results[key, c]))
+        print()
+    floor = results["bare_http", 1]["p50_ms"] + results["bare_amqp", 1]["p50_ms"]
+    quote_p50 = results["quote", 1]["p50_ms"]
+    quotes_per_s = results["quote", 32]["requests_per_s"]
+    print(
+        f"quote p50 / (bare HTTP p50 + bare AMQP p50) at c=1: {quote_p50:.2f} / {floor:.2f} = {quote_p50 / floor:.2f}x (target <= 2x)"
+    )
+    print(f"quotes/s at c=32: {quotes_per_s:.0f} (target >= 300): {'met' if quotes_per_s >= 300 else 'NOT met'}")
+    for c in (1, 32):
+        ratio = results["quote", c]["requests_per_s"] / results["bare_http", c]["requests_per_s"]
+        print(f"quote throughput / bare HTTP throughput at c={c}: {ratio:.2f}")
+
+
+def main() -> None:
+    bare, bare_url = bare_http_server()
+    try:
+        with (
+            temporary_vhost("kd_bench") as amqp_uri,
+            temporary_databases(Stack.services, "kd_bench") as databases,
+            tempfile.TemporaryDirectory() as logs,
+        ):
+            stack = Stack(env=stack_env(amqp_uri, databases), log_dir=Path(logs))
+            stack.start()
+            try:
+                report(asyncio.run(run_all(stack, amqp_uri, bare_url)))
+            finally:
+                stack.stop()
+    finally:
+        bare.terminate()
+        bare.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""The FastAPI application: routes, problem+json errors, limits, metrics."""
+
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from kernodeck_gateway import problems
+from kernodeck_gateway.body_limit import BodyLimitMiddleware
+from kernodeck_gateway.http_metrics import MetricsMiddleware
+from kernodeck_gateway.routes import accounts, catalog, health, orders
+from kernodeck_gateway.rpc import RpcClient
+from kernodeck_gateway.settings import GatewaySettings
+
+
+def create_app(settings: GatewaySettings | None = None) -> FastAPI:
+    settings = settings or GatewaySettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        app.state.rpc = RpcClient(settings.amqp_uri, timeout=settings.rpc_timeout_s)
+        await app.state.rpc.connect()
+        try:
+            yield
+        finally:
+            await app.state.rpc.close()
+
+    app = FastAPI(
+        title="Kernodeck API",
+        version="1",
+        openapi_url="/api/v1/openapi.json",
+        docs_url="/api/v1/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    for exc_type, handler in problems.HANDLERS.items():
+        app.add_exception_handler(exc_type, handler)
+    for module in (health, catalog, accounts, orders):
+        app.include_router(module.router)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(MetricsMiddleware)
+    return app

@@ -1,0 +1,22 @@
+"""`kernodeck-gateway`: serve the HTTP API with uvicorn."""
+
+import uvicorn
+from kernodeck_kit.logs import dict_config
+
+from kernodeck_gateway.app import create_app
+from kernodeck_gateway.settings import GatewaySettings
+
+
+def main() -> None:
+    settings = GatewaySettings()
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_config=dict_config("gateway", settings.log_level),
+        access_log=False,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+import secrets
+from datetime import datetime
+
+from fastapi import APIRouter, Request, Response
+
+from kernodeck_gateway.auth import CSRF_COOKIE, SESSION_COOKIE, CurrentCaller, Rpc, client_address
+from kernodeck_gateway.schemas import Credentials, NewAccount, present_account
+
+router = APIRouter(prefix="/api/v1", tags=["accounts"])
+
+
+@router.post("/accounts", status_code=201)
+async def register(body: NewAccount, rpc: Rpc) -> dict:
+    account = await rpc.call("accounts", "register", body.first_name, body.last_name, body.email, body.password)
+    return present_account(account)
+
+
+@router.post("/sessions", status_code=201)
+async def log_in(body: Credentials, request: Request, response: Response, rpc: Rpc) -> dict:
+    session = await rpc.call("accounts", "login", body.email, body.password, client_address(request))
+    secure = request.app.state.settings.cookie_secure
+    max_age = int((datetime.fromisoformat(session["expires_at"]) - datetime.now().astimezone()).total_seconds())
+    response.set_cookie(
+        SESSION_COOKIE, session["token"], max_age=max_age, httponly=True, secure=secure, samesite="lax", path="/"
+    )
+    response.set_cookie(
+        CSRF_COOKIE, secrets.token_urlsafe(24), max_age=max_age, httponly=False, secure=secure, samesite="lax", path="/"
+    )
+    return {
+        "token": session["token"],
+        "expires_at": session["expires_at"],
+        "account": present_account(session["account"]),
+    }
+
+
+@router.delete("/sessions/current", status_code=204)
+async def log_out(caller: CurrentCaller, response: Response, rpc: Rpc) -> Response:
+    await rpc.call("accounts", "logout", caller.token)
+    response = Response(status_code=204)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    response.delete_cookie(CSRF_COOKIE, path="/")
+    return response
+
+
+@router.get("/me")
+async def me(caller: CurrentCaller) -> dict:
+    return present_account(caller.account)

@@ -1,0 +1,36 @@
+import asyncio
+
+from fastapi import APIRouter, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from kernodeck_gateway.auth import Rpc
+from kernodeck_gateway.problems import Problem
+
+router = APIRouter(tags=["operations"])
+SERVICES = ("catalog", "accounts", "orders")
+
+
+@router.get("/healthz")
+async def healthz() -> dict:
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(rpc: Rpc) -> dict:
+    async def probe(service: str) -> bool:
+        try:
+            await rpc.call(service, "health", timeout=2.0)
+            return True
+        except Exception:
+            return False
+
+    results = dict(zip(SERVICES, await asyncio.gather(*(probe(s) for s in SERVICES)), strict=True))
+    down = [service for service, ok in results.items() if not ok]
+    if down:
+        raise Problem(503, "service_unavailable", f"not answering: {', '.join(down)}")
+    return {"status": "ready", "services": results}
+
+
+@router.get("/metrics")
+async def metrics() -> Response:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

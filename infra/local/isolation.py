@@ -1,0 +1,47 @@
+"""Throwaway RabbitMQ vhosts and PostgreSQL databases for tests and benchmarks."""
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+from sqlalchemy import create_engine, text
+
+PG_ADMIN_URL = os.environ.get("KERNODECK_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+RABBIT_API = os.environ.get("KERNODECK_TEST_RABBIT_API", "http://127.0.0.1:15672/api")
+
+
+@contextmanager
+def temporary_vhost(prefix: str = "kd") -> Iterator[str]:
+    """A fresh vhost; yields the AMQP URI that points into it."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    with httpx.Client(base_url=RABBIT_API, auth=("guest", "guest")) as api:
+        api.put(f"/vhosts/{name}").raise_for_status()
+        api.put(f"/permissions/{name}/guest", json={"configure": ".*", "write": ".*", "read": ".*"}).raise_for_status()
+        try:
+            yield f"amqp://guest:guest@127.0.0.1:5672/{name}"
+        finally:
+            api.delete(f"/vhosts/{name}")
+
+
+@contextmanager
+def temporary_databases(services: tuple[str, ...], prefix: str = "kd") -> Iterator[dict[str, str]]:
+    """One fresh PostgreSQL database per service; yields {service: url}."""
+    admin = create_engine(PG_ADMIN_URL.replace("postgresql://", "postgresql+psycopg2://"), isolation_level="AUTOCOMMIT")
+    suffix = uuid.uuid4().hex[:8]
+    names = {service: f"{prefix}_{service}_{suffix}" for service in services}
+    try:
+        with admin.connect() as conn:
+            for name in names.values():
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+        yield {s: admin.url.set(database=n).render_as_string(hide_password=False) for s, n in names.items()}
+    finally:
+        with admin.connect() as conn:
+            for name in names.values():
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def stack_env(amqp_uri: str, databases: dict[str, str]) -> dict[str, str]:
+    return {"AMQP_URI": amqp_uri, **{f"{s.upper()}_DATABASE_URL": url for s, url in databases.items()}}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Make the machine ready for the tests: the broker with its management API
+# (nameko's test fixtures create a vhost per test through it) and PostgreSQL.
+set -euo pipefail
+
+wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
+  local seconds=$1 what=$2; shift 2
+  for _ in $(seq "$seconds"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
+  echo "prepare: $what is not available after ${seconds}s" >&2
+  return 1
+}
+
+if ! (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null; then
+  echo "prepare: starting rabbitmq-server"
+  rabbitmq-server -detached
+  wait_for 60 "RabbitMQ" bash -c '(exec 3<>/dev/tcp/127.0.0.1/5672)'
+fi
+if ! curl -fsS -u guest:guest http://127.0.0.1:15672/api/overview >/dev/null 2>&1; then
+  echo "prepare: enabling the RabbitMQ management plugin"
+  rabbitmq-plugins enable rabbitmq_management >/dev/null
+  wait_for 60 "the RabbitMQ management API" curl -fsS -u guest:guest http://127.0.0.1:15672/api/overview
+fi
+
+if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  echo "prepare: starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
+  wait_for 30 "PostgreSQL" pg_isready -q -h 127.0.0.1 -p 5432
+fi
