@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PACKAGES := libs/contracts 'libs/kit[service]' services/catalog services/accounts services/orders gateway
+PACKAGES := libs/contracts 'libs/kit[service]' services/catalog services/accounts services/orders services/payments gateway
 STAMP := $(VENV)/.installed
 PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml)
 
@@ -30,7 +30,7 @@ test-services:
 	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services
 
 test-http:
-	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests tests
+	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests tests infra/devnet
 
 lint:
 	$(BIN)/ruff check .

@@ -5,10 +5,6 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
-class BodyTooLarge(Exception):
-    pass
-
-
 def _problem_body(limit: int) -> bytes:
     return json.dumps(
         {
@@ -36,28 +32,35 @@ class BodyLimitMiddleware:
             await self._refuse(send)
             return
 
-        received = 0
-        started = False
+        if declared is not None:
+            # The HTTP server holds the body to its declared length.
+            await self.app(scope, receive, send)
+            return
 
-        async def counting_receive() -> Message:
-            nonlocal received
+        # No length given (chunked): read it all, up to the limit, before the app sees it.
+        chunks, size = [], 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise BodyTooLarge
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except BodyTooLarge:
-            if not started:
+            if message["type"] != "http.request":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_bytes:
                 await self._refuse(send)
+                return
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, send: Send) -> None:
         body = _problem_body(self.max_bytes)

@@ -26,3 +26,6 @@ if ! pg_isready -q -h 127.0.0.1 -p 5432; then
   pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
   wait_for 30 "PostgreSQL" pg_isready -q -h 127.0.0.1 -p 5432
 fi
+
+# Chain nodes for the payment tests (litecoind, Bitcoin Knots, anvil, solc).
+"$(dirname "$0")/../devnet/install.sh"

@@ -18,7 +18,7 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
     url = normalize_url(url)
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
-    return create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+    return create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, hide_parameters=True)
 
 
 def is_postgres(engine: Engine) -> bool:
@@ -35,6 +35,8 @@ def _sqlite_engine(url: str) -> Engine:
         max_overflow=0,
         pool_timeout=30,
         connect_args={"check_same_thread": False, "timeout": 30},
+        # Bound values (password hashes, tokens) never reach a log through an error.
+        hide_parameters=True,
     )
 
     @event.listens_for(engine, "connect")

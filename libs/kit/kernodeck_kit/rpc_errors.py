@@ -1,0 +1,42 @@
+"""ServiceErrors raised by another service arrive here with their code and field errors.
+
+nameko rebuilds a remote exception as a RemoteError that keeps only its text,
+unless the exception's path is in `nameko.exceptions.registry`, which maps it
+to any callable taking the serialised args. Registering ServiceError's path
+to a RemoteError subclass keeps every `except RemoteError` in the process
+working while carrying the ServiceError itself.
+"""
+
+import eventlet
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from nameko.exceptions import RemoteError, UnknownService, get_module_path, registry
+
+
+class RemoteServiceError(RemoteError):
+    def __init__(self, code: str, detail: str, errors: list[dict], retry_after: str | None = None):
+        # nameko sends as text every argument that is not a string, a list or a dict: None too.
+        seconds = None if retry_after in (None, "None") else int(retry_after)
+        self.service_error = ServiceError(code, detail, errors, seconds)
+        self.code, self.detail, self.errors, self.retry_after = code, detail, errors, seconds
+        super().__init__(ServiceError.__name__, str(self.service_error))
+
+
+registry[get_module_path(ServiceError)] = RemoteServiceError
+
+
+def call_service(method, *args, timeout: float = 5.0, **kwargs):
+    """Call another service's RPC method as if it were local.
+
+    Its ServiceError is raised again as is; a service that is missing or does
+    not answer within `timeout` becomes SERVICE_UNAVAILABLE, so no worker
+    waits forever on a stopped peer (nameko 2 proxies have no timeout).
+    """
+    try:
+        with eventlet.Timeout(timeout):
+            return method(*args, **kwargs)
+    except RemoteServiceError as remote:
+        raise remote.service_error from None
+    except (UnknownService, eventlet.Timeout):
+        raise ServiceError(
+            ErrorCode.SERVICE_UNAVAILABLE, f"{method.service_name} is not answering, try again"
+        ) from None

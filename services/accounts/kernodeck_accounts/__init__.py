@@ -1,0 +1,1 @@
+"""Accounts service: customers, password hashes, sessions, operator role."""

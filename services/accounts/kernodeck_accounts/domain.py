@@ -1,0 +1,117 @@
+"""Account rules: what a registration must satisfy, sessions, login throttling. No I/O."""
+
+import hashlib
+import math
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+
+NAME_MAX = 100
+EMAIL_MAX = 254
+PASSWORD_MIN = 15
+PASSWORD_MAX = 128
+
+# One @, no whitespace or control characters, a dotted domain whose last label
+# has two characters or more. Deliverability is the customer's business.
+_EMAIL = re.compile(r"^[^@\s\x00-\x1f\x7f]{1,64}@(?:[^@\s\x00-\x1f\x7f.]+\.)+[^@\s\x00-\x1f\x7f.]{2,}$")
+
+
+@dataclass(frozen=True)
+class Registration:
+    first_name: str
+    last_name: str
+    email: str
+    email_normalized: str
+    password: str = field(repr=False)
+
+
+def normalize_email(email: str) -> str:
+    """The form that makes two spellings of one address the same account."""
+    return email.strip().lower()
+
+
+def validate_registration(first_name, last_name, email, password) -> Registration:
+    """Check every field; all broken rules are reported together."""
+    problems = {
+        "first_name": _name_problem(first_name),
+        "last_name": _name_problem(last_name),
+        "email": _email_problem(email),
+        "password": _password_problem(password),
+    }
+    errors = [{"field": name, "message": message} for name, message in problems.items() if message]
+    if errors:
+        raise ServiceError(ErrorCode.VALIDATION_ERROR, "the registration is not valid", errors)
+    return Registration(
+        first_name=first_name.strip(),
+        last_name=last_name.strip(),
+        email=email.strip(),
+        email_normalized=normalize_email(email),
+        password=password,
+    )
+
+
+def _name_problem(value) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "must not be empty"
+    if len(value.strip()) > NAME_MAX:
+        return f"must be at most {NAME_MAX} characters"
+    return None
+
+
+def _email_problem(value) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "must not be empty"
+    if len(value.strip()) > EMAIL_MAX:
+        return f"must be at most {EMAIL_MAX} characters"
+    if not _EMAIL.match(value.strip()):
+        return "is not a valid email address"
+    return None
+
+
+def _password_problem(value) -> str | None:
+    # Characters, not bytes, and never stripped: spaces are part of a passphrase.
+    if not isinstance(value, str) or not PASSWORD_MIN <= len(value) <= PASSWORD_MAX:
+        return f"must be {PASSWORD_MIN} to {PASSWORD_MAX} characters"
+    return None
+
+
+def new_session_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """What the database keeps instead of the token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ThrottleRule:
+    """At most `limit` failed logins per key within a sliding `window`."""
+
+    limit: int
+    window: timedelta
+
+    def retry_after(self, failures: Iterable[datetime], now: datetime) -> int:
+        """Whole seconds until the next attempt is allowed; 0 when not blocked."""
+        recent = sorted(at for at in failures if at > now - self.window)
+        if len(recent) < self.limit:
+            return 0
+        # Allowed again once enough failures leave the window to fall below the limit.
+        allowed_at = recent[-self.limit] + self.window
+        return math.ceil((allowed_at - now).total_seconds())
+
+
+@dataclass(frozen=True)
+class LoginThrottle:
+    per_email: ThrottleRule
+    per_address: ThrottleRule
+
+    def retry_after(
+        self, email_failures: Iterable[datetime], address_failures: Iterable[datetime], now: datetime
+    ) -> int:
+        """Both limits apply: the wait is the longer of the two."""
+        return max(self.per_email.retry_after(email_failures, now), self.per_address.retry_after(address_failures, now))

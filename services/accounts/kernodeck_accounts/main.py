@@ -1,0 +1,18 @@
+"""`kernodeck-accounts`: run the accounts service."""
+
+
+def main() -> None:
+    from kernodeck_kit import green
+
+    green.patch()
+
+    from kernodeck_kit import runner
+
+    from kernodeck_accounts.config import AccountsSettings
+    from kernodeck_accounts.service import AccountsService
+
+    runner.run(AccountsService, AccountsSettings(), "kernodeck_accounts")
+
+
+if __name__ == "__main__":
+    main()

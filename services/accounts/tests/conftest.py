@@ -1,0 +1,57 @@
+import pytest
+from kernodeck_accounts.config import POLICY_KEY, AccountsPolicy
+from kernodeck_accounts.service import AccountsService
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.rpc_errors import RemoteServiceError
+from kernodeck_kit.testing import service_config, truncate_all
+from nameko.standalone.rpc import ServiceRpcProxy
+from sqlmodel import Session
+
+# The cheapest argon2id argon2-cffi accepts: the suite exercises the flow, not the cost.
+CHEAP_ARGON2 = {"argon2_time_cost": 1, "argon2_memory_cost_kib": 8, "argon2_parallelism": 1}
+
+
+@pytest.fixture(scope="session")
+def database_url(pg_database):
+    return pg_database("kernodeck_accounts")
+
+
+@pytest.fixture
+def policy() -> dict:
+    return AccountsPolicy(**CHEAP_ARGON2).model_dump()
+
+
+@pytest.fixture
+def config(rabbit_config, database_url, policy):
+    truncate_all(database_url)
+    return {**service_config(rabbit_config, database_url), POLICY_KEY: policy}
+
+
+@pytest.fixture
+def remote_errors():
+    return RemoteServiceError
+
+
+@pytest.fixture
+def start(container_factory):
+    def start(config):
+        container = container_factory(AccountsService, config)
+        container.start()
+        return container
+
+    return start
+
+
+@pytest.fixture
+def accounts(start, config, remote_errors):
+    start(config)
+    with ServiceRpcProxy("accounts", config) as proxy:
+        yield proxy
+
+
+@pytest.fixture
+def db(database_url):
+    engine = make_engine(database_url)
+    with Session(engine) as session:
+        yield session
+    engine.dispose()

@@ -1,0 +1,283 @@
+import logging
+from datetime import UTC, datetime, timedelta
+
+import argon2
+import pytest
+from kernodeck_accounts.domain import token_hash
+from kernodeck_accounts.store import AccountRow, LoginFailureRow, SessionRow
+from kernodeck_kit.logs import JsonFormatter
+from nameko.exceptions import IncorrectSignature
+from nameko.standalone.rpc import ServiceRpcProxy
+from nameko.testing.services import entrypoint_hook
+from sqlalchemy import func, update
+from sqlmodel import select
+
+PASSWORD = "correct horse battery staple"
+HERE = "203.0.113.10"
+
+
+@pytest.fixture
+def verify_calls(monkeypatch):
+    """How many argon2 verifications ran."""
+    calls = []
+    original = argon2.PasswordHasher.verify
+
+    def counting(self, password_hash, password):
+        calls.append(password_hash)
+        return original(self, password_hash, password)
+
+    monkeypatch.setattr(argon2.PasswordHasher, "verify", counting)
+    return calls
+
+
+def register(accounts, email="jane@example.com", password=PASSWORD, first_name="Jane", last_name="Doe"):
+    return accounts.register(first_name=first_name, last_name=last_name, email=email, password=password)
+
+
+def login(accounts, email="jane@example.com", password=PASSWORD, client_address=HERE):
+    return accounts.login(email=email, password=password, client_address=client_address)
+
+
+def refusal(remote_errors, call, *args, **kwargs):
+    with pytest.raises(remote_errors) as caught:
+        call(*args, **kwargs)
+    return caught.value
+
+
+def account_row(db, email_normalized="jane@example.com") -> AccountRow:
+    db.expire_all()
+    return db.exec(select(AccountRow).where(AccountRow.email_normalized == email_normalized)).one()
+
+
+def test_health(accounts):
+    assert accounts.health() == {"service": "accounts"}
+
+
+def test_register_returns_the_account(accounts):
+    account = register(accounts, email="  Jane.Doe@Example.com ", first_name=" Jane ")
+    assert set(account) == {"id", "first_name", "last_name", "email", "created_at", "is_operator"}
+    assert (account["first_name"], account["last_name"]) == ("Jane", "Doe")
+    assert account["email"] == "Jane.Doe@Example.com"
+    assert account["is_operator"] is False
+    created = datetime.fromisoformat(account["created_at"])
+    assert created.utcoffset() == timedelta(0)
+    assert abs(datetime.now(UTC) - created) < timedelta(minutes=1)
+
+
+def test_invalid_registration_reports_every_field_and_stores_nothing(accounts, remote_errors, db):
+    error = refusal(remote_errors, register, accounts, email="nope", password="x" * 14, first_name="")
+    assert error.code == "validation_error"
+    assert {e["field"] for e in error.errors} == {"first_name", "email", "password"}
+    assert db.exec(select(func.count()).select_from(AccountRow)).one() == 0
+
+
+def test_the_password_is_stored_as_an_argon2id_hash(accounts, db):
+    register(accounts)
+    stored = account_row(db).password_hash
+    assert stored.startswith("$argon2id$") and PASSWORD not in stored
+
+
+def test_login_resolve_and_logout(accounts, remote_errors):
+    account = register(accounts)
+    session = login(accounts, email="JANE@example.com ")
+    assert set(session) == {"token", "expires_at", "account"}
+    assert session["account"] == account
+    expires_at = datetime.fromisoformat(session["expires_at"])
+    assert abs(expires_at - (datetime.now(UTC) + timedelta(days=30))) < timedelta(minutes=1)
+
+    assert accounts.resolve_session(session["token"]) == account
+    assert accounts.logout(session["token"]) is None
+    error = refusal(remote_errors, accounts.resolve_session, session["token"])
+    assert (error.code, error.detail) == ("unauthenticated", "not logged in or session expired")
+
+
+def test_logout_is_idempotent_and_ends_only_its_own_session(accounts, remote_errors):
+    register(accounts)
+    phone, laptop = login(accounts)["token"], login(accounts)["token"]
+    accounts.logout(phone)
+    accounts.logout(phone)
+    accounts.logout("never-issued")
+    assert refusal(remote_errors, accounts.resolve_session, phone).code == "unauthenticated"
+    assert accounts.resolve_session(laptop)["email"] == "jane@example.com"
+
+
+def test_only_the_hash_of_a_token_is_stored(accounts, db):
+    register(accounts)
+    token = login(accounts)["token"]
+    stored = db.exec(select(SessionRow)).one()
+    assert stored.token_hash == token_hash(token) != token
+
+
+@pytest.mark.parametrize("token", ["", "x" * 43, None, 42])
+def test_unknown_or_malformed_tokens_are_unauthenticated(accounts, remote_errors, token):
+    register(accounts)
+    login(accounts)
+    assert refusal(remote_errors, accounts.resolve_session, token).code == "unauthenticated"
+
+
+def test_an_expired_session_is_unauthenticated(accounts, remote_errors, db):
+    register(accounts)
+    token = login(accounts)["token"]
+    db.execute(update(SessionRow).values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+    db.commit()
+    assert refusal(remote_errors, accounts.resolve_session, token).code == "unauthenticated"
+
+
+def test_registering_an_existing_email_in_another_case_changes_nothing(accounts, remote_errors, db):
+    original = register(accounts)
+    before = account_row(db)
+
+    intruder_password = "intruder's own passphrase"
+    error = refusal(
+        remote_errors, register, accounts, email=" JANE@EXAMPLE.COM", password=intruder_password, first_name="Eve"
+    )
+    assert (error.code, error.detail) == ("email_taken", "an account with this email already exists")
+    assert "Jane" not in str(error.args) and original["id"] not in str(error.args)
+
+    after = account_row(db)
+    assert (after.id, after.first_name, after.last_name, after.email, after.password_hash) == (
+        before.id,
+        before.first_name,
+        before.last_name,
+        before.email,
+        before.password_hash,
+    )
+    assert db.exec(select(func.count()).select_from(AccountRow)).one() == 1
+    assert db.exec(select(func.count()).select_from(SessionRow)).one() == 0
+
+    assert login(accounts, email="Jane@Example.com")["account"]["id"] == original["id"]
+    error = refusal(remote_errors, login, accounts, email="JANE@EXAMPLE.COM", password=intruder_password)
+    assert error.code == "invalid_credentials"
+
+
+def test_concurrent_registrations_of_one_email_make_one_account(accounts, remote_errors, db):
+    spellings = ["race@example.com", "RACE@example.com", "Race@Example.com", "race@EXAMPLE.com", "rAce@example.com"]
+    replies = [
+        accounts.register.call_async(first_name="R", last_name="C", email=email, password=PASSWORD)
+        for email in spellings
+    ]
+    outcomes = []
+    for reply in replies:
+        try:
+            outcomes.append(reply.result()["id"])
+        except remote_errors as error:
+            outcomes.append(error.code)
+    assert outcomes.count("email_taken") == len(spellings) - 1
+    assert db.exec(select(func.count()).select_from(AccountRow)).one() == 1
+
+
+def test_unknown_email_and_wrong_password_get_the_same_answer_after_the_same_work(
+    accounts, remote_errors, verify_calls
+):
+    register(accounts)
+    verify_calls.clear()
+    unknown = refusal(remote_errors, login, accounts, email="nobody@example.com")
+    wrong = refusal(remote_errors, login, accounts, password="not the right passphrase")
+    assert (unknown.code, unknown.detail, unknown.errors) == (wrong.code, wrong.detail, wrong.errors)
+    assert (unknown.code, unknown.detail) == ("invalid_credentials", "email or password is incorrect")
+    assert len(verify_calls) == 2 and all(h.startswith("$argon2id$") for h in verify_calls)
+
+
+@pytest.mark.parametrize("email, password", [(None, PASSWORD), ("jane@example.com", None), (["x"], 1)])
+def test_malformed_credentials_are_invalid(accounts, remote_errors, email, password):
+    register(accounts)
+    assert refusal(remote_errors, login, accounts, email=email, password=password).code == "invalid_credentials"
+
+
+def test_the_sixth_attempt_after_five_failures_for_one_email_is_throttled(accounts, remote_errors, verify_calls):
+    register(accounts)
+    for _ in range(5):
+        assert refusal(remote_errors, login, accounts, email="Jane@example.com", password="x" * 20).code == (
+            "invalid_credentials"
+        )
+    verify_calls.clear()
+    # Even the right password, from another address: the email itself is throttled.
+    error = refusal(remote_errors, login, accounts, client_address="198.51.100.1")
+    assert error.code == "too_many_requests"
+    assert 0 < error.retry_after <= 15 * 60
+    assert verify_calls == []
+
+    other = register(accounts, email="joe@example.com")
+    assert login(accounts, email="joe@example.com")["account"] == other
+
+
+def test_a_successful_login_clears_that_emails_failures(accounts, remote_errors):
+    register(accounts)
+    for _ in range(2):
+        for _ in range(4):
+            refusal(remote_errors, login, accounts, password="x" * 20)
+        assert login(accounts)["token"]
+
+
+def test_one_address_is_throttled_across_emails(accounts, remote_errors):
+    register(accounts)
+    for n in range(20):
+        refusal(remote_errors, login, accounts, email=f"guess{n}@example.com", password="x" * 20)
+    error = refusal(remote_errors, login, accounts)
+    assert error.code == "too_many_requests" and error.retry_after > 0
+    assert login(accounts, client_address="198.51.100.1")["account"]["email"] == "jane@example.com"
+
+
+def test_a_login_with_old_argon2_parameters_rehashes_the_password(accounts, db, policy):
+    register(accounts)
+    old_parameters = argon2.PasswordHasher(time_cost=2, memory_cost=16, parallelism=1)
+    old_hash = old_parameters.hash(PASSWORD)
+    db.execute(update(AccountRow).values(password_hash=old_hash))
+    db.commit()
+
+    login(accounts)
+    new_hash = account_row(db).password_hash
+    assert new_hash != old_hash
+    assert f"m={policy['argon2_memory_cost_kib']},t={policy['argon2_time_cost']}," in new_hash
+    login(accounts)
+    assert account_row(db).password_hash == new_hash
+
+
+def test_get_account(accounts, remote_errors):
+    account = register(accounts)
+    assert accounts.get_account(account["id"]) == account
+    assert refusal(remote_errors, accounts.get_account, "0" * 32).code == "not_found"
+
+
+def test_the_operator_role_cannot_be_set_over_rpc(accounts, db):
+    with pytest.raises(IncorrectSignature):
+        accounts.register(first_name="E", last_name="V", email="eve@example.com", password=PASSWORD, is_operator=True)
+    assert db.exec(select(func.count()).select_from(AccountRow)).one() == 0
+
+
+def test_purge_drops_dead_sessions_and_uncounted_failures(start, config, db):
+    container = start(config)
+    with ServiceRpcProxy("accounts", config) as accounts:
+        register(accounts)
+        live, expired, revoked = (login(accounts)["token"] for _ in range(3))
+        accounts.logout(revoked)
+    now = datetime.now(UTC)
+    db.execute(update(SessionRow).where(SessionRow.token_hash == token_hash(expired)).values(expires_at=now))
+    db.add(LoginFailureRow(email_normalized="a@example.com", client_address=HERE, at=now - timedelta(minutes=16)))
+    db.add(LoginFailureRow(email_normalized="b@example.com", client_address=HERE, at=now - timedelta(minutes=1)))
+    db.commit()
+
+    with entrypoint_hook(container, "purge_stale") as purge:
+        purge()
+
+    db.expire_all()
+    assert db.exec(select(SessionRow.token_hash)).all() == [token_hash(live)]
+    assert db.exec(select(LoginFailureRow.email_normalized)).all() == ["b@example.com"]
+
+
+def test_logs_carry_no_password_token_or_hash(accounts, remote_errors, caplog, db):
+    caplog.set_level(logging.DEBUG, logger="kernodeck_accounts")
+    caplog.set_level(logging.INFO)
+    register(accounts)
+    refusal(remote_errors, register, accounts, password="second passphrase here")
+    refusal(remote_errors, login, accounts, password="a wrong passphrase")
+    token = login(accounts)["token"]
+    accounts.resolve_session(token)
+    accounts.logout(token)
+    secrets = [PASSWORD, "second passphrase here", "a wrong passphrase", token, token_hash(token)]
+    secrets.append(account_row(db).password_hash)
+
+    formatter = JsonFormatter("accounts")
+    rendered = "\n".join(formatter.format(record) for record in caplog.records)
+    assert "account registered" in rendered
+    assert not [secret for secret in secrets if secret in rendered]

@@ -1,0 +1,1 @@
+"""Orders service: orders with their price snapshot, the status machine, the timeline."""

@@ -1,0 +1,120 @@
+"""The orders service's nameko entrypoints: thin, over the domain and the store."""
+
+import logging
+from datetime import datetime, timedelta
+from uuid import uuid4
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.outbox import Tx
+from kernodeck_kit.rpc_errors import call_service
+from kernodeck_kit.timers import configured_timer
+from kernodeck_kit.types import utcnow
+from nameko.dependency_providers import Config
+from nameko.rpc import RpcProxy, rpc
+
+from kernodeck_orders import store
+from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
+from kernodeck_orders.domain import (
+    UNPAID_TIMEOUT,
+    Order,
+    OrderStatus,
+    Summary,
+    TimelineEntry,
+    cancel_by_customer,
+    is_due_for_cancellation,
+    new_order,
+    transition,
+)
+from kernodeck_orders.events import order_created, status_changed
+from kernodeck_orders.views import order_view
+
+log = logging.getLogger(__name__)
+
+SWEEP_BATCH = 500
+
+
+class OrdersService:
+    name = "orders"
+
+    db = Database()
+    instrumented = Instrumented()
+    config = Config()
+    catalog = RpcProxy("catalog")
+
+    @rpc
+    def health(self) -> dict:
+        return {"service": self.name}
+
+    @rpc(expected_exceptions=ServiceError)
+    def create_order(self, account_id, model, duration_days, lots, preparation) -> dict:
+        quote = self._quote(model, duration_days, lots, preparation)
+        if not quote["available"]:
+            raise ServiceError(
+                ErrorCode.OUT_OF_CAPACITY, f"{quote['model_name']} has fewer than {lots} lots free right now"
+            )
+        order = new_order(uuid4().hex, account_id, Summary.from_quote(quote), utcnow())
+        with self.db.transaction() as tx:
+            store.add_order(tx.session, order)
+            tx.emit(order_created(order))
+        return order_view(order)
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_orders(self, account_id) -> list[dict]:
+        with self.db.read() as session:
+            return [order_view(order) for order in store.list_orders(session, account_id)]
+
+    @rpc(expected_exceptions=ServiceError)
+    def get_order(self, account_id, order_id) -> dict:
+        with self.db.read() as session:
+            return order_view(_owned(store.get_order(session, order_id), account_id))
+
+    @rpc(expected_exceptions=ServiceError)
+    def cancel_order(self, account_id, order_id) -> dict:
+        with self.db.transaction() as tx:
+            order = _owned(store.get_order(tx.session, order_id), account_id)
+            previous = order.status
+            _record(tx, order, previous, cancel_by_customer(order, utcnow()))
+        return order_view(order)
+
+    @configured_timer(SWEEP_INTERVAL_S)
+    def cancel_unpaid_orders(self) -> int:
+        """Cancel the orders left unpaid past the TTL; returns how many."""
+        now = utcnow()
+        ttl = timedelta(minutes=float(self.config[UNPAID_TTL_MINUTES]))
+        with self.db.read() as session:
+            candidates = store.unpaid_order_ids(session, created_before=now - ttl, limit=SWEEP_BATCH)
+        return sum(self._cancel_if_unpaid(order_id, now, ttl) for order_id in candidates)
+
+    def _cancel_if_unpaid(self, order_id: str, now: datetime, ttl: timedelta) -> bool:
+        try:
+            with self.db.transaction() as tx:
+                order = store.get_order(tx.session, order_id)
+                if not is_due_for_cancellation(order, now, ttl):
+                    return False
+                previous = order.status
+                _record(tx, order, previous, transition(order, OrderStatus.CANCELLED, now, UNPAID_TIMEOUT))
+        except ServiceError:
+            log.info("order moved while the sweep cancelled it; left as it is", extra={"order_id": order_id})
+            return False
+        log.info("unpaid order cancelled", extra={"order_id": order_id})
+        return True
+
+    def _quote(self, model, duration_days, lots, preparation) -> dict:
+        return call_service(self.catalog.quote, model, duration_days, lots, preparation)
+
+
+def _owned(order: Order | None, account_id: str) -> Order:
+    # Another account's order gets the same answer as a missing one: its existence is not revealed.
+    if order is None or order.account_id != account_id:
+        raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
+    return order
+
+
+def _record(tx: Tx, order: Order, previous: OrderStatus, entry: TimelineEntry) -> None:
+    """Save a status change made on `order` unless another worker changed it meanwhile, and announce it."""
+    try:
+        store.save_transition(tx.session, order, entry)
+    except store.StaleOrder:
+        raise ServiceError(ErrorCode.INVALID_STATE, "the order changed meanwhile; reload it") from None
+    tx.emit(status_changed(order, previous, entry.detail))

@@ -1,0 +1,131 @@
+"""Order tables and the queries the service needs."""
+
+from dataclasses import asdict, fields
+from datetime import datetime
+
+from kernodeck_kit.types import UtcDateTime
+from sqlalchemy import Index, update
+from sqlmodel import Column, Field, Session, SQLModel, select
+
+from kernodeck_orders.domain import Order, OrderStatus, Summary, TimelineEntry
+
+
+class OrderRow(SQLModel, table=True):
+    __tablename__ = "orders"
+    __table_args__ = (
+        Index("ix_orders_account_id_created_at", "account_id", "created_at"),
+        Index("ix_orders_status_created_at", "status", "created_at"),
+    )
+
+    id: str = Field(primary_key=True, max_length=32)
+    account_id: str = Field(max_length=64)
+    status: str = Field(max_length=32)
+    model: str = Field(max_length=32)
+    model_name: str
+    backend: str = Field(max_length=8)
+    duration_days: int
+    lots: int
+    gpus_per_lot: int
+    total_gpus: int
+    preparation: str = Field(max_length=32)
+    lot_price_usd_cents: int
+    total_usd_cents: int
+    created_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    # Bumped by every status change, which applies only to the version it read.
+    version: int = 0
+
+
+class TimelineRow(SQLModel, table=True):
+    __tablename__ = "order_timeline"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: str = Field(foreign_key="orders.id", index=True, max_length=32)
+    at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    kind: str = Field(max_length=32)
+    detail: str = ""
+
+
+class StaleOrder(Exception):
+    """Another worker changed the order since it was read."""
+
+
+def add_order(session: Session, order: Order) -> None:
+    session.add(
+        OrderRow(
+            id=order.id,
+            account_id=order.account_id,
+            status=order.status.value,
+            created_at=order.created_at,
+            updated_at=order.updated_at,
+            version=order.version,
+            **asdict(order.summary),
+        )
+    )
+    session.flush()
+    session.add_all(_timeline_row(order.id, entry) for entry in order.timeline)
+
+
+def get_order(session: Session, order_id: str) -> Order | None:
+    row = session.get(OrderRow, order_id)
+    return None if row is None else _order(row, _timelines(session, [order_id])[order_id])
+
+
+def list_orders(session: Session, account_id: str) -> list[Order]:
+    """The account's orders, newest first."""
+    rows = session.exec(
+        select(OrderRow)
+        .where(OrderRow.account_id == account_id)
+        .order_by(OrderRow.created_at.desc(), OrderRow.id.desc())
+    ).all()
+    timelines = _timelines(session, [row.id for row in rows])
+    return [_order(row, timelines[row.id]) for row in rows]
+
+
+def save_transition(session: Session, order: Order, entry: TimelineEntry) -> None:
+    """Record a status change made on `order`; raises StaleOrder if the row moved since it was read."""
+    changed = session.execute(
+        update(OrderRow)
+        .where(OrderRow.id == order.id, OrderRow.version == order.version)
+        .values(status=order.status.value, updated_at=order.updated_at, version=order.version + 1)
+    ).rowcount
+    if changed != 1:
+        raise StaleOrder(order.id)
+    order.version += 1
+    session.add(_timeline_row(order.id, entry))
+
+
+def unpaid_order_ids(session: Session, created_before: datetime, limit: int) -> list[str]:
+    return list(
+        session.exec(
+            select(OrderRow.id)
+            .where(OrderRow.status == OrderStatus.AWAITING_PAYMENT.value, OrderRow.created_at <= created_before)
+            .order_by(OrderRow.created_at)
+            .limit(limit)
+        ).all()
+    )
+
+
+def _timelines(session: Session, order_ids: list[str]) -> dict[str, list[TimelineEntry]]:
+    timelines: dict[str, list[TimelineEntry]] = {order_id: [] for order_id in order_ids}
+    rows = session.exec(select(TimelineRow).where(TimelineRow.order_id.in_(order_ids)).order_by(TimelineRow.id))
+    for row in rows:
+        timelines[row.order_id].append(TimelineEntry(at=row.at, kind=row.kind, detail=row.detail))
+    return timelines
+
+
+def _timeline_row(order_id: str, entry: TimelineEntry) -> TimelineRow:
+    return TimelineRow(order_id=order_id, at=entry.at, kind=entry.kind, detail=entry.detail)
+
+
+def _order(row: OrderRow, timeline: list[TimelineEntry]) -> Order:
+    return Order(
+        id=row.id,
+        account_id=row.account_id,
+        status=OrderStatus(row.status),
+        summary=Summary(**{f.name: getattr(row, f.name) for f in fields(Summary)}),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        timeline=timeline,
+        version=row.version,
+    )

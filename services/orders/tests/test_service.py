@@ -1,0 +1,208 @@
+from datetime import UTC, datetime, timedelta
+
+import eventlet
+import pytest
+from kernodeck_catalog.service import CatalogService
+from kernodeck_contracts.errors import ServiceError
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.nameko_deps import Database
+from kernodeck_kit.rpc_errors import RemoteServiceError
+from kernodeck_orders.config import SWEEP_INTERVAL_S
+from kernodeck_orders.service import OrdersService
+from nameko.standalone.rpc import ServiceRpcProxy
+from nameko.testing.services import entrypoint_hook
+from nameko.testing.utils import get_extension
+from sqlalchemy import text
+
+ALICE, BOB = "acct-alice", "acct-bob"
+PAST_THE_TTL = 61  # minutes; the test config sets a 60-minute TTL
+
+
+def refusal(call, *args) -> ServiceError:
+    with pytest.raises(RemoteServiceError) as caught:
+        call(*args)
+    return caught.value.service_error
+
+
+def execute(url: str, sql: str, **params) -> list:
+    engine = make_engine(url)
+    try:
+        with engine.begin() as conn:
+            result = conn.execute(text(sql), params)
+            return result.all() if result.returns_rows else []
+    finally:
+        engine.dispose()
+
+
+def backdate(database_url: str, order_id: str, minutes: int) -> None:
+    execute(
+        database_url,
+        "UPDATE orders SET created_at = :at WHERE id = :id",
+        at=datetime.now(UTC) - timedelta(minutes=minutes),
+        id=order_id,
+    )
+
+
+def test_health(orders):
+    assert orders.health() == {"service": "orders"}
+
+
+def test_create_get_and_list(orders, events):
+    first = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+    second = orders.create_order(ALICE, "b200", 7, 2, "pytorch")
+
+    assert second["status"] == "awaiting_payment"
+    assert second["account_id"] == ALICE
+    assert second["summary"] == {
+        "model": "b200",
+        "model_name": "NVIDIA B200",
+        "backend": "cuda",
+        "duration_days": 7,
+        "lots": 2,
+        "gpus_per_lot": 2,
+        "total_gpus": 4,
+        "preparation": "pytorch",
+        "lot_price_usd_cents": 199900,
+        "total_usd_cents": 399800,
+    }
+    assert (second["rental"], second["access"]) == (None, None)
+    assert [(e["kind"], e["at"]) for e in second["timeline"]] == [("created", second["created_at"])]
+    assert second["created_at"].endswith("Z") and datetime.fromisoformat(second["created_at"]).tzinfo is not None
+
+    assert orders.get_order(ALICE, second["id"]) == second
+    assert orders.list_orders(ALICE) == [second, first]
+    assert orders.list_orders(BOB) == []
+
+    created = events.wait("order_created", count=2)
+    assert {e["order_id"]: e["total_usd_cents"] for e in created} == {first["id"]: 18900, second["id"]: 399800}
+    assert created[0]["account_id"] == ALICE and created[0]["event_id"]
+
+
+def test_the_price_is_fixed_when_the_order_is_recorded(orders, catalog_database_url):
+    order = orders.create_order(ALICE, "h100", 7, 3, "notebook")
+    execute(catalog_database_url, "UPDATE gpu_models SET price_7_cents = 99999 WHERE id = 'h100'")
+    CatalogService._cache = None
+
+    assert orders.create_order(ALICE, "h100", 7, 3, "notebook")["summary"]["total_usd_cents"] == 3 * 99999
+    kept = orders.get_order(ALICE, order["id"])["summary"]
+    assert (kept["lot_price_usd_cents"], kept["total_usd_cents"]) == (42000, 3 * 42000)
+
+
+@pytest.mark.parametrize(
+    ("model", "days", "lots", "preparation", "field"),
+    [
+        ("h100", 3, 0, "ubuntu", "lots"),
+        ("h100", 3, 11, "ubuntu", "lots"),
+        ("h100", 2, 1, "ubuntu", "duration_days"),
+        ("h100", 31, 1, "ubuntu", "duration_days"),
+        ("tpu-v5", 3, 1, "ubuntu", "model"),
+        ("h100", 3, 1, "windows", "preparation"),
+    ],
+)
+def test_the_catalogs_validation_errors_come_through(orders, model, days, lots, preparation, field):
+    error = refusal(orders.create_order, ALICE, model, days, lots, preparation)
+    assert error.code == "validation_error"
+    assert error.detail == "the order configuration is not valid"
+    assert [e["field"] for e in error.errors] == [field]
+    assert error.retry_after is None
+    assert orders.list_orders(ALICE) == []
+
+
+def test_no_order_when_capacity_is_short(orders, catalog_database_url):
+    execute(catalog_database_url, "UPDATE gpu_models SET available_lots = 1 WHERE id = 'h200'")
+    CatalogService._cache = None
+
+    assert refusal(orders.create_order, ALICE, "h200", 3, 2, "ubuntu").code == "out_of_capacity"
+    assert orders.list_orders(ALICE) == []
+    assert orders.create_order(ALICE, "h200", 3, 1, "ubuntu")["status"] == "awaiting_payment"
+
+
+def test_without_the_catalog_the_answer_is_service_unavailable(container_factory, config):
+    container_factory(OrdersService, config).start()
+    with ServiceRpcProxy("orders", config) as orders:
+        assert refusal(orders.create_order, ALICE, "h100", 3, 1, "ubuntu").code == "service_unavailable"
+
+
+def test_another_accounts_order_looks_like_a_missing_one(orders):
+    order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+
+    missing = refusal(orders.get_order, BOB, "0" * 32)
+    for call in (orders.get_order, orders.cancel_order):
+        hidden = refusal(call, BOB, order["id"])
+        assert (hidden.code, hidden.detail) == (missing.code, missing.detail) == ("not_found", "no such order")
+    assert orders.get_order(ALICE, order["id"])["status"] == "awaiting_payment"
+
+
+def test_a_customer_cancels_an_unpaid_order_once(orders, events):
+    order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+
+    cancelled = orders.cancel_order(ALICE, order["id"])
+    assert cancelled["status"] == "cancelled"
+    assert [(e["kind"], e["detail"]) for e in cancelled["timeline"]] == [
+        ("created", ""),
+        ("cancelled", "customer_request"),
+    ]
+    assert orders.get_order(ALICE, order["id"]) == cancelled
+    assert refusal(orders.cancel_order, ALICE, order["id"]).code == "invalid_state"
+
+    [changed] = events.wait("order_status_changed")
+    assert (changed["order_id"], changed["previous_status"], changed["status"], changed["reason"]) == (
+        order["id"],
+        "awaiting_payment",
+        "cancelled",
+        "customer_request",
+    )
+
+
+def test_the_sweep_cancels_unpaid_orders_past_the_ttl(orders, orders_container, events, database_url):
+    old = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+    fresh = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+    backdate(database_url, old["id"], minutes=PAST_THE_TTL)
+
+    with entrypoint_hook(orders_container, "cancel_unpaid_orders") as sweep:
+        assert sweep() == 1
+        assert sweep() == 0
+
+    swept = orders.get_order(ALICE, old["id"])
+    assert swept["status"] == "cancelled"
+    assert (swept["timeline"][-1]["kind"], swept["timeline"][-1]["detail"]) == ("cancelled", "unpaid_timeout")
+    assert orders.get_order(ALICE, fresh["id"])["status"] == "awaiting_payment"
+
+    [changed] = events.wait("order_status_changed")
+    assert (changed["order_id"], changed["account_id"], changed["previous_status"], changed["reason"]) == (
+        old["id"],
+        ALICE,
+        "awaiting_payment",
+        "unpaid_timeout",
+    )
+
+
+def test_the_sweep_runs_on_its_configured_interval(container_factory, catalog_container, config, database_url):
+    container_factory(OrdersService, {**config, SWEEP_INTERVAL_S: 0.1}).start()
+    with ServiceRpcProxy("orders", config) as orders:
+        order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+        backdate(database_url, order["id"], minutes=PAST_THE_TTL)
+        with eventlet.Timeout(5):
+            while orders.get_order(ALICE, order["id"])["status"] != "cancelled":
+                eventlet.sleep(0.05)
+
+
+def test_an_event_the_broker_refused_is_delivered_by_the_relay(orders, orders_container, events, database_url):
+    relay = get_extension(orders_container, Database).relay
+    publish, attempts = relay.publish, []
+
+    def broker_down_once(row):
+        attempts.append(row.event_id)
+        if len(attempts) == 1:
+            raise ConnectionError("broker unreachable")
+        publish(row)
+
+    relay.publish = broker_down_once
+    order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+
+    [created] = events.wait("order_created")
+    assert created["order_id"] == order["id"]
+    assert len(attempts) == 2 and attempts[0] == attempts[1] == created["event_id"]
+    [(sent_at, failures)] = execute(database_url, "SELECT sent_at, attempts FROM outbox")
+    assert sent_at is not None and failures == 1
+    assert len(events.wait("order_created", count=2, seconds=0.5)) == 1
