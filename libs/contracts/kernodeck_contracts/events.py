@@ -70,4 +70,119 @@ class CapacityChanged(Event):
     available_lots: int
 
 
-ALL_EVENTS: tuple[type[Event], ...] = (OrderCreated, OrderStatusChanged, CapacityChanged)
+class PaymentRefused(Event):
+    """Orders could not apply a settled payment (already paid, or cancelled): payments credits it to the balance."""
+
+    source = "orders"
+    type = "payment_refused"
+
+    order_id: str
+    account_id: str
+    payment_id: str
+    amount_usd_cents: int
+    reason: str
+
+
+class PaymentSettled(Event):
+    """An order's payment is complete: by a confirmed, attributed transfer or by a balance debit."""
+
+    source = "payments"
+    type = "payment_settled"
+
+    payment_id: str
+    order_id: str
+    account_id: str
+    amount_usd_cents: int
+    method: str  # "BTC/bitcoin", ..., or "balance"
+
+
+class PaymentReported(Event):
+    """The customer pressed "J'ai payé": the watcher of `network` looks at `address` now."""
+
+    source = "payments"
+    type = "payment_reported"
+
+    payment_id: str
+    network: str
+    address: str
+
+
+class AddressWatched(Event):
+    """An address the watchers look at until `watch_until` (deadline + monitoring window)."""
+
+    source = "payments"
+    type = "address_watched"
+
+    network: str
+    address: str
+    payment_id: str
+    watch_until: datetime
+    required_confirmations: int
+
+
+class BalanceCredited(Event):
+    source = "payments"
+    type = "balance_credited"
+
+    account_id: str
+    amount_usd_cents: int
+    reason: str  # topup, overpayment, underpayment, late_transfer, refused_payment, review
+
+
+class ChainTransfer(Event):
+    """A transfer to a watched address as one watcher sees it.
+
+    `(network, txid, index)` identifies it: output index on UTXO chains, log
+    index for tokens, instruction index on Solana, 0 for a native transfer
+    on account chains. `token` is the contract (mint on Solana) or None for
+    the network's own coin. `sequence` grows with every event a network's
+    watcher emits, so a consumer can ignore an event older than one it
+    applied for the same transfer. Amounts are base units.
+    """
+
+    source = "chain"
+
+    network: str
+    txid: str
+    index: int
+    address: str
+    token: str | None = None
+    amount: int
+    block_height: int | None = None
+    block_hash: str | None = None
+    confirmations: int = 0
+    sequence: int
+
+
+class TransferSeen(ChainTransfer):
+    type = "transfer_seen"
+
+
+class TransferConfirmations(ChainTransfer):
+    type = "transfer_confirmations"
+
+
+class TransferConfirmed(ChainTransfer):
+    type = "transfer_confirmed"
+
+
+class TransferReverted(ChainTransfer):
+    """Dropped from the mempool, replaced, or in a block a reorg orphaned."""
+
+    type = "transfer_reverted"
+
+
+ALL_EVENTS: tuple[type[Event], ...] = (
+    OrderCreated,
+    OrderStatusChanged,
+    PaymentRefused,
+    CapacityChanged,
+    PaymentSettled,
+    PaymentReported,
+    AddressWatched,
+    BalanceCredited,
+    TransferSeen,
+    TransferConfirmations,
+    TransferConfirmed,
+    TransferReverted,
+)
