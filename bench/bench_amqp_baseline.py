@@ -14,9 +14,9 @@ import json
 import uuid
 
 import aio_pika
-from kernodeck_gateway.rpc import DEFAULT_URL, RPC_EXCHANGE, RpcClient
 
 from bench.measure import line, measure
+from kernodeck_gateway.rpc import DEFAULT_URL, RPC_EXCHANGE, RpcClient
 
 
 async def _start_responder(url: str, service: str) -> aio_pika.abc.AbstractConnection:

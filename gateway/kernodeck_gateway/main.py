@@ -1,10 +1,10 @@
 """`kernodeck-gateway`: serve the HTTP API with uvicorn."""
 
 import uvicorn
-from kernodeck_kit.logs import dict_config
 
 from kernodeck_gateway.app import create_app
 from kernodeck_gateway.settings import GatewaySettings
+from kernodeck_kit.logs import dict_config
 
 
 def main() -> None:

@@ -3,9 +3,9 @@
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from kernodeck_contracts.errors import HTTP_STATUS, ErrorCode
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from kernodeck_contracts.errors import HTTP_STATUS, ErrorCode
 from kernodeck_gateway.rpc import RemoteError, RpcTimeout, ServiceUnavailable
 
 SERVICE_ERROR_PATH = "kernodeck_contracts.errors.ServiceError"

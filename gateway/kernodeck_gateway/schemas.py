@@ -1,7 +1,8 @@
 """Request bodies (unknown fields refused) and the presenters of responses."""
 
-from kernodeck_contracts.money import format_usd
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+
+from kernodeck_contracts.money import format_usd
 
 
 class Body(BaseModel):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aio_pika
 import pytest
+
 from kernodeck_gateway.rpc import RemoteError, RpcClient, RpcTimeout, ServiceUnavailable
 
 AMQP_URI = os.environ.get("AMQP_URI", "amqp://guest:guest@127.0.0.1:5672/")

@@ -1,4 +1,5 @@
 import pytest
+
 from kernodeck_contracts.money import format_usd, parse_usd
 
 

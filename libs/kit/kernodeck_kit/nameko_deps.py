@@ -5,9 +5,9 @@ import time
 from datetime import timedelta
 
 from eventlet import Event as GreenEvent
-from kernodeck_contracts.errors import ServiceError
 from nameko.extensions import DependencyProvider
 
+from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit import metrics
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher

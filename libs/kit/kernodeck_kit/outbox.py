@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
-from kernodeck_contracts.events import Event
 from kombu import Exchange
 from nameko.amqp.publish import Publisher
 from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
+from kernodeck_contracts.events import Event
 from kernodeck_kit import metrics
 from kernodeck_kit.db import is_postgres
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent

@@ -8,8 +8,9 @@ working while carrying the ServiceError itself.
 """
 
 import eventlet
-from kernodeck_contracts.errors import ErrorCode, ServiceError
 from nameko.exceptions import RemoteError, UnknownService, get_module_path, registry
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
 
 
 class RemoteServiceError(RemoteError):

@@ -2,16 +2,17 @@
 
 import eventlet
 import pytest
-from kernodeck_contracts.events import OrderCreated
-from kernodeck_kit.db import make_engine
-from kernodeck_kit.nameko_deps import Database
-from kernodeck_kit.tables import OutboxMessage
-from kernodeck_kit.testing import service_config, truncate_all
 from nameko.events import event_handler
 from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
 from sqlmodel import Session, select
+
+from kernodeck_contracts.events import OrderCreated
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.nameko_deps import Database
+from kernodeck_kit.tables import OutboxMessage
+from kernodeck_kit.testing import service_config, truncate_all
 
 received: list[dict] = []
 applied: list[str] = []

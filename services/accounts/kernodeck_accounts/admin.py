@@ -3,13 +3,12 @@
 import argparse
 import sys
 
-from kernodeck_kit import migrations
-from kernodeck_kit.db import make_engine
-from kernodeck_kit.outbox import Store
-
 from kernodeck_accounts import store
 from kernodeck_accounts.config import AccountsSettings
 from kernodeck_accounts.domain import normalize_email
+from kernodeck_kit import migrations
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import Store
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,11 +7,11 @@ POLICY_KEY), so a container built without the environment gets it too.
 from datetime import timedelta
 
 from argon2.profiles import RFC_9106_LOW_MEMORY
-from kernodeck_kit.settings import ServiceSettings
 from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from kernodeck_accounts.domain import LoginThrottle, ThrottleRule
+from kernodeck_kit.settings import ServiceSettings
 
 POLICY_KEY = "ACCOUNTS_POLICY"
 

@@ -6,10 +6,9 @@ def main() -> None:
 
     green.patch()
 
-    from kernodeck_kit import runner
-
     from kernodeck_accounts.config import AccountsSettings
     from kernodeck_accounts.service import AccountsService
+    from kernodeck_kit import runner
 
     runner.run(AccountsService, AccountsSettings(), "kernodeck_accounts")
 

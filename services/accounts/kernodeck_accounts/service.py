@@ -3,9 +3,6 @@
 import logging
 from datetime import datetime
 
-from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_kit.nameko_deps import Database, Instrumented
-from kernodeck_kit.types import utcnow
 from nameko.rpc import rpc
 from nameko.timer import timer
 from sqlalchemy.exc import IntegrityError
@@ -13,6 +10,9 @@ from sqlalchemy.exc import IntegrityError
 from kernodeck_accounts import store
 from kernodeck_accounts.dependencies import AccountRules
 from kernodeck_accounts.domain import new_session_token, normalize_email, token_hash, validate_registration
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.types import utcnow
 
 log = logging.getLogger(__name__)
 

@@ -3,11 +3,11 @@
 from datetime import datetime
 from uuid import uuid4
 
-from kernodeck_kit.types import UtcDateTime, utcnow
 from sqlalchemy import Index, delete, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_accounts.domain import Registration
+from kernodeck_kit.types import UtcDateTime, utcnow
 
 
 class AccountRow(SQLModel, table=True):

@@ -1,6 +1,7 @@
 import pytest
-from kernodeck_accounts import admin
 from sqlalchemy import create_engine, inspect
+
+from kernodeck_accounts import admin
 
 PASSWORD = "correct horse battery staple"
 

@@ -1,7 +1,8 @@
 import pytest
 from argon2.profiles import RFC_9106_LOW_MEMORY
-from kernodeck_accounts.config import POLICY_KEY, AccountsPolicy, AccountsSettings
 from pydantic import ValidationError
+
+from kernodeck_accounts.config import POLICY_KEY, AccountsPolicy, AccountsSettings
 
 
 def test_defaults():

@@ -1,6 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from kernodeck_accounts.domain import (
     LoginThrottle,
     ThrottleRule,

@@ -1,4 +1,5 @@
 from argon2.profiles import RFC_9106_LOW_MEMORY
+
 from kernodeck_accounts.config import AccountsPolicy
 from kernodeck_accounts.passwords import Passwords
 

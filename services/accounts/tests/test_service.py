@@ -3,14 +3,15 @@ from datetime import UTC, datetime, timedelta
 
 import argon2
 import pytest
-from kernodeck_accounts.domain import token_hash
-from kernodeck_accounts.store import AccountRow, LoginFailureRow, SessionRow
-from kernodeck_kit.logs import JsonFormatter
 from nameko.exceptions import IncorrectSignature
 from nameko.standalone.rpc import ServiceRpcProxy
 from nameko.testing.services import entrypoint_hook
 from sqlalchemy import func, update
 from sqlmodel import select
+
+from kernodeck_accounts.domain import token_hash
+from kernodeck_accounts.store import AccountRow, LoginFailureRow, SessionRow
+from kernodeck_kit.logs import JsonFormatter
 
 PASSWORD = "correct horse battery staple"
 HERE = "203.0.113.10"

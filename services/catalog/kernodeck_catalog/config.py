@@ -3,11 +3,11 @@
 import tomllib
 from pathlib import Path
 
-from kernodeck_contracts.money import parse_usd
-from kernodeck_kit.settings import ServiceSettings
 from pydantic_settings import SettingsConfigDict
 
 from kernodeck_catalog.domain import Catalog, GpuModel, Preparation
+from kernodeck_contracts.money import parse_usd
+from kernodeck_kit.settings import ServiceSettings
 
 DEFAULT_CATALOG = Path(__file__).with_name("catalog.toml")
 

@@ -3,14 +3,14 @@
 import time
 from dataclasses import asdict
 
-from kernodeck_contracts.errors import ServiceError
-from kernodeck_contracts.events import CapacityChanged
-from kernodeck_kit.nameko_deps import Database, Instrumented
 from nameko.events import event_handler
 from nameko.rpc import rpc
 
 from kernodeck_catalog.domain import DURATIONS_DAYS, MAX_LOTS, MIN_LOTS, Catalog
 from kernodeck_catalog.store import load_catalog, set_available_lots
+from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.events import CapacityChanged
+from kernodeck_kit.nameko_deps import Database, Instrumented
 
 # Replicas each keep a copy; capacity events reach one replica, so the copy
 # expires quickly rather than waiting for an invalidation that never comes.

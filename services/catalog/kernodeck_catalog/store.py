@@ -2,11 +2,11 @@
 
 from datetime import datetime
 
-from kernodeck_kit.db import make_engine
-from kernodeck_kit.types import UtcDateTime
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_catalog.domain import DURATIONS_DAYS, Catalog, GpuModel, Preparation
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.types import UtcDateTime
 
 
 class GpuModelRow(SQLModel, table=True):

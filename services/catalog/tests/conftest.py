@@ -1,4 +1,5 @@
 import pytest
+
 from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.store import seed
 from kernodeck_kit.testing import service_config, truncate_all

@@ -1,4 +1,5 @@
 import pytest
+
 from kernodeck_catalog.domain import GpuModel
 from kernodeck_contracts.errors import ServiceError
 

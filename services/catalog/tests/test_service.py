@@ -2,11 +2,12 @@ from datetime import UTC, datetime, timedelta
 
 import eventlet
 import pytest
-from kernodeck_catalog.service import CatalogService
-from kernodeck_contracts.events import CapacityChanged
 from nameko.exceptions import RemoteError
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
+
+from kernodeck_catalog.service import CatalogService
+from kernodeck_contracts.events import CapacityChanged
 
 
 @pytest.fixture

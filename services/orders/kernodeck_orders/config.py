@@ -1,8 +1,9 @@
 """Settings, and the keys under which they reach the service's nameko config."""
 
-from kernodeck_kit.settings import ServiceSettings
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
+
+from kernodeck_kit.settings import ServiceSettings
 
 UNPAID_TTL_MINUTES = "UNPAID_TTL_MINUTES"
 SWEEP_INTERVAL_S = "SWEEP_INTERVAL_S"

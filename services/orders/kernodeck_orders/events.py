@@ -1,7 +1,6 @@
 """The bus events an order's changes produce."""
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
-
 from kernodeck_orders.domain import Order, OrderStatus
 
 

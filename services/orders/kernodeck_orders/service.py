@@ -4,15 +4,15 @@ import logging
 from datetime import datetime, timedelta
 from uuid import uuid4
 
+from nameko.dependency_providers import Config
+from nameko.rpc import RpcProxy, rpc
+
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
 from kernodeck_kit.types import utcnow
-from nameko.dependency_providers import Config
-from nameko.rpc import RpcProxy, rpc
-
 from kernodeck_orders import store
 from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
 from kernodeck_orders.domain import (

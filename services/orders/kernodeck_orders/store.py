@@ -3,10 +3,10 @@
 from dataclasses import asdict, fields
 from datetime import datetime
 
-from kernodeck_kit.types import UtcDateTime
 from sqlalchemy import Index, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
+from kernodeck_kit.types import UtcDateTime
 from kernodeck_orders.domain import Order, OrderStatus, Summary, TimelineEntry
 
 

@@ -3,14 +3,15 @@ import uuid
 
 import eventlet
 import pytest
+from kombu import Connection, Exchange, Queue
+from nameko.standalone.rpc import ServiceRpcProxy
+
 from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.service import CatalogService
 from kernodeck_catalog.store import seed
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
 from kernodeck_orders.service import OrdersService
-from kombu import Connection, Exchange, Queue
-from nameko.standalone.rpc import ServiceRpcProxy
 
 
 @pytest.fixture(scope="session")

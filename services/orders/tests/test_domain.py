@@ -2,6 +2,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import product
 
 import pytest
+
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_orders.domain import (
     OrderStatus,

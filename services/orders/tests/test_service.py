@@ -2,6 +2,11 @@ from datetime import UTC, datetime, timedelta
 
 import eventlet
 import pytest
+from nameko.standalone.rpc import ServiceRpcProxy
+from nameko.testing.services import entrypoint_hook
+from nameko.testing.utils import get_extension
+from sqlalchemy import text
+
 from kernodeck_catalog.service import CatalogService
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit.db import make_engine
@@ -9,10 +14,6 @@ from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.rpc_errors import RemoteServiceError
 from kernodeck_orders.config import SWEEP_INTERVAL_S
 from kernodeck_orders.service import OrdersService
-from nameko.standalone.rpc import ServiceRpcProxy
-from nameko.testing.services import entrypoint_hook
-from nameko.testing.utils import get_extension
-from sqlalchemy import text
 
 ALICE, BOB = "acct-alice", "acct-bob"
 PAST_THE_TTL = 61  # minutes; the test config sets a 60-minute TTL

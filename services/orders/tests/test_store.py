@@ -1,11 +1,12 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlmodel import Session
+
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.testing import truncate_all
 from kernodeck_orders import store
 from kernodeck_orders.domain import OrderStatus, Summary, new_order, transition
-from sqlmodel import Session
 
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 SUMMARY = Summary("h100", "NVIDIA H100 SXM", "cuda", 3, 1, 1, 1, "ubuntu", 18900, 18900)

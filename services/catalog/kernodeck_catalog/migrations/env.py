@@ -1,6 +1,7 @@
+from sqlmodel import SQLModel
+
 from kernodeck_catalog import store  # noqa: F401  (registers the tables)
 from kernodeck_kit import tables  # noqa: F401  (outbox and inbox tables)
 from kernodeck_kit.migrations import run_env
-from sqlmodel import SQLModel
 
 run_env(SQLModel.metadata)

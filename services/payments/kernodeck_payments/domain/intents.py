@@ -1,0 +1,79 @@
+"""Payment intents and the transfers attributed to them, as plain data."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from fractions import Fraction
+
+
+class IntentStatus(StrEnum):
+    AWAITING_TRANSFER = "awaiting_transfer"
+    SEEN = "seen"
+    CONFIRMING = "confirming"
+    SETTLED = "settled"
+    OVERPAID = "overpaid"
+    EXPIRED = "expired"
+    UNDERPAID = "underpaid"
+    LATE = "late"
+    IN_REVIEW = "in_review"
+
+
+SETTLED_STATUSES = frozenset({IntentStatus.SETTLED, IntentStatus.OVERPAID})
+
+
+class Purpose(StrEnum):
+    ORDER = "order"
+    TOPUP = "topup"
+
+
+class TransferState(StrEnum):
+    SEEN = "seen"
+    CONFIRMING = "confirming"
+    CONFIRMED = "confirmed"
+    REVERTED = "reverted"
+
+
+class Disposition(StrEnum):
+    """What a confirmed transfer was used for; set once, never undone."""
+
+    SETTLEMENT = "settlement"
+    CREDITED = "credited"
+    REVIEW = "review"
+
+
+@dataclass(frozen=True)
+class Intent:
+    id: str
+    purpose: Purpose
+    account_id: str
+    reference_id: str  # the order id or the top-up id
+    asset: str
+    network: str
+    address: str
+    amount: int  # base units asked
+    amount_usd_cents: int
+    rate: str  # USD per whole unit, locked until the deadline
+    expires_at: datetime
+    required_confirmations: int
+    settled: bool = False
+
+    @property
+    def price(self) -> Fraction:
+        return Fraction(self.rate)
+
+
+@dataclass(frozen=True)
+class Transfer:
+    network: str
+    txid: str
+    index: int
+    token: str | None
+    amount: int
+    confirmations: int
+    state: TransferState
+    first_seen_at: datetime
+    disposition: Disposition | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.network}:{self.txid}:{self.index}"

@@ -1,0 +1,171 @@
+"""What the transfers seen on an intent's address mean: the reconciliation rules.
+
+Pure and deterministic: given the intent and every transfer recorded on its
+address, it says which status the intent has, whether it settles now, what
+to credit to the balance and what to send to review. Each credit and review
+carries a key derived from what caused it, so running it again after a
+crash or a redelivery never credits or queues twice.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+
+from kernodeck_payments.domain.intents import (
+    Disposition,
+    Intent,
+    IntentStatus,
+    Purpose,
+    Transfer,
+    TransferState,
+)
+
+UsdOf = Callable[[int, Fraction], int]  # base units at a price -> USD cents, rounded down
+
+PENDING = frozenset({TransferState.SEEN, TransferState.CONFIRMING})
+
+
+@dataclass(frozen=True)
+class Credit:
+    cents: int
+    reason: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Review:
+    reason: str
+    key: str
+    transfer_key: str
+
+
+@dataclass
+class Outcome:
+    status: IntentStatus | None  # None: a settled intent keeps its status
+    settles: bool = False
+    credits: list[Credit] = field(default_factory=list)
+    reviews: list[Review] = field(default_factory=list)
+    dispositions: dict[str, Disposition] = field(default_factory=dict)
+
+
+def reconcile(
+    intent: Intent,
+    transfers: list[Transfer],
+    expected_token: str | None,
+    now: datetime,
+    current_price: Fraction | None,
+    usd_of: UsdOf,
+) -> Outcome:
+    outcome = Outcome(status=None)
+    matching = [t for t in transfers if t.token == expected_token]
+    _review_foreign_assets(transfers, expected_token, outcome)
+    _review_reverted_after_use(transfers, outcome)
+
+    live = [t for t in matching if t.state != TransferState.REVERTED]
+    on_time = [t for t in live if t.first_seen_at < intent.expires_at]
+    late = [t for t in live if t.first_seen_at >= intent.expires_at]
+
+    if not intent.settled:
+        _settle_or_underpay(intent, on_time, now, usd_of, outcome)
+    settled = intent.settled or outcome.settles
+    _credit_extras(intent, on_time if settled else [], late, current_price, usd_of, outcome)
+    if not intent.settled:
+        outcome.status = _status(intent, transfers, on_time, late, now, outcome)
+    return outcome
+
+
+def _review_foreign_assets(transfers: list[Transfer], expected_token: str | None, outcome: Outcome) -> None:
+    # Another asset on this address (a token sent to an ETH intent, an unknown
+    # contract): recorded, never counted, and left to an operator.
+    for t in transfers:
+        if t.token != expected_token and t.state == TransferState.CONFIRMED and t.disposition is None:
+            outcome.reviews.append(Review("wrong_asset", f"wrong_asset:{t.key}", t.key))
+            outcome.dispositions[t.key] = Disposition.REVIEW
+
+
+def _review_reverted_after_use(transfers: list[Transfer], outcome: Outcome) -> None:
+    for t in transfers:
+        if t.state == TransferState.REVERTED and t.disposition in (Disposition.SETTLEMENT, Disposition.CREDITED):
+            outcome.reviews.append(Review(f"reverted_after_{t.disposition.value}", f"reverted:{t.key}", t.key))
+
+
+def _settle_or_underpay(intent: Intent, on_time: list[Transfer], now: datetime, usd_of: UsdOf, outcome: Outcome):
+    confirmed = [t for t in on_time if t.state == TransferState.CONFIRMED and t.disposition is None]
+    total = sum(t.amount for t in confirmed)
+    if confirmed and total >= intent.amount:
+        outcome.settles = True
+        outcome.dispositions.update({t.key: Disposition.SETTLEMENT for t in confirmed})
+        if intent.purpose == Purpose.TOPUP:
+            outcome.credits.append(Credit(intent.amount_usd_cents, "topup", f"topup:{intent.id}"))
+        excess_cents = usd_of(total - intent.amount, intent.price)
+        if excess_cents > 0:
+            outcome.credits.append(Credit(excess_cents, "overpayment", f"excess:{intent.id}"))
+        return
+    still_arriving = any(t.state in PENDING for t in on_time)
+    if confirmed and now >= intent.expires_at and not still_arriving:
+        # Deadline passed short: what arrived goes to the balance at the locked
+        # rate; the order stays payable.
+        outcome.dispositions.update({t.key: Disposition.CREDITED for t in confirmed})
+        cents = usd_of(total, intent.price)
+        if cents > 0:
+            outcome.credits.append(Credit(cents, "underpayment", f"under:{intent.id}"))
+
+
+def _credit_extras(
+    intent: Intent,
+    on_time_extras: list[Transfer],
+    late: list[Transfer],
+    current_price: Fraction | None,
+    usd_of: UsdOf,
+    outcome: Outcome,
+) -> None:
+    """Transfers not used to settle: a second one at the locked rate, a late one at the lower rate."""
+    for t in on_time_extras:
+        if _unused_confirmed(t, outcome):
+            _credit_transfer(t, intent.price, "overpayment", usd_of, outcome)
+    for t in late:
+        # No current rate: wait (the sweep retries); never guess one.
+        if _unused_confirmed(t, outcome) and current_price is not None:
+            _credit_transfer(t, min(intent.price, current_price), "late_transfer", usd_of, outcome)
+
+
+def _unused_confirmed(t: Transfer, outcome: Outcome) -> bool:
+    return t.state == TransferState.CONFIRMED and t.disposition is None and t.key not in outcome.dispositions
+
+
+def _credit_transfer(t: Transfer, price: Fraction, reason: str, usd_of: UsdOf, outcome: Outcome) -> None:
+    outcome.dispositions[t.key] = Disposition.CREDITED
+    cents = usd_of(t.amount, price)
+    if cents > 0:
+        outcome.credits.append(Credit(cents, reason, f"transfer:{t.key}"))
+
+
+def _status(
+    intent: Intent,
+    transfers: list[Transfer],
+    on_time: list[Transfer],
+    late: list[Transfer],
+    now: datetime,
+    outcome: Outcome,
+) -> IntentStatus:
+    if outcome.settles:
+        overpaid = any(c.reason == "overpayment" for c in outcome.credits)
+        return IntentStatus.OVERPAID if overpaid else IntentStatus.SETTLED
+
+    def disposition(t: Transfer) -> Disposition | None:
+        return outcome.dispositions.get(t.key, t.disposition)
+
+    if late:
+        return IntentStatus.LATE
+    if any(disposition(t) == Disposition.CREDITED for t in on_time):
+        return IntentStatus.UNDERPAID
+    if outcome.reviews or any(disposition(t) == Disposition.REVIEW for t in transfers):
+        return IntentStatus.IN_REVIEW
+    if now >= intent.expires_at and not on_time:
+        return IntentStatus.EXPIRED
+    if any(t.state in (TransferState.CONFIRMING, TransferState.CONFIRMED) for t in on_time):
+        return IntentStatus.CONFIRMING
+    if on_time:
+        return IntentStatus.SEEN
+    return IntentStatus.AWAITING_TRANSFER

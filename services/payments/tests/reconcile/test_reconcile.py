@@ -1,0 +1,208 @@
+"""The reconciliation matrix, rule by rule, on plain data."""
+
+import math
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from fractions import Fraction
+
+import pytest
+
+from kernodeck_payments.domain.intents import Disposition, Intent, IntentStatus, Purpose, Transfer, TransferState
+from kernodeck_payments.domain.reconcile import reconcile
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+DEADLINE = T0 + timedelta(minutes=30)
+SAT = 10**8
+USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
+
+
+def usd_of_btc(base_units: int, price: Fraction) -> int:
+    return math.floor(Fraction(base_units, SAT) * price * 100)
+
+
+INTENT = Intent(
+    id="pi1",
+    purpose=Purpose.ORDER,
+    account_id="a1",
+    reference_id="o1",
+    asset="BTC",
+    network="bitcoin",
+    address="bcrt1qexample",
+    amount=200_000,  # 0.002 BTC at 50,000 USD = 100.00 USD
+    amount_usd_cents=10_000,
+    rate="50000",
+    expires_at=DEADLINE,
+    required_confirmations=2,
+)
+
+
+def transfer(n: int, amount: int, state=TransferState.CONFIRMED, seen=T0, token=None, disposition=None) -> Transfer:
+    return Transfer(
+        network="bitcoin", txid=f"tx{n}", index=0, token=token, amount=amount,
+        confirmations=2 if state == TransferState.CONFIRMED else 0, state=state,
+        first_seen_at=seen, disposition=disposition,
+    )  # fmt: skip
+
+
+def run(transfers, now=T0 + timedelta(minutes=5), intent=INTENT, price=Fraction(50_000), token=None):
+    return reconcile(intent, transfers, token, now, price, usd_of_btc)
+
+
+def test_nothing_yet_is_awaiting_transfer():
+    assert run([]).status == IntentStatus.AWAITING_TRANSFER
+
+
+def test_a_mempool_transfer_is_seen_and_settles_nothing():
+    outcome = run([transfer(1, 200_000, TransferState.SEEN)])
+    assert (outcome.status, outcome.settles, outcome.credits) == (IntentStatus.SEEN, False, [])
+
+
+def test_in_a_block_below_required_confirmations_is_confirming():
+    assert run([transfer(1, 200_000, TransferState.CONFIRMING)]).status == IntentStatus.CONFIRMING
+
+
+def test_exact_confirmed_payment_settles_an_order_without_credit():
+    outcome = run([transfer(1, 200_000)])
+    assert outcome.settles and outcome.status == IntentStatus.SETTLED
+    assert outcome.credits == []
+    assert outcome.dispositions == {"bitcoin:tx1:0": Disposition.SETTLEMENT}
+
+
+def test_one_base_unit_short_does_not_settle():
+    outcome = run([transfer(1, 199_999)])
+    assert not outcome.settles and outcome.status == IntentStatus.CONFIRMING
+
+
+def test_partial_transfers_add_up():
+    first = run([transfer(1, 120_000)])
+    assert not first.settles
+    both = run([transfer(1, 120_000), transfer(2, 80_000)])
+    assert both.settles and set(both.dispositions) == {"bitcoin:tx1:0", "bitcoin:tx2:0"}
+
+
+def test_only_confirmed_amounts_settle():
+    outcome = run([transfer(1, 120_000), transfer(2, 80_000, TransferState.CONFIRMING)])
+    assert not outcome.settles and outcome.status == IntentStatus.CONFIRMING
+
+
+def test_overpayment_settles_and_credits_the_excess_at_the_locked_rate():
+    outcome = run([transfer(1, 300_000)], price=Fraction(10))  # the current rate does not matter here
+    assert outcome.settles and outcome.status == IntentStatus.OVERPAID
+    assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(5_000, "overpayment", "excess:pi1")]
+
+
+def test_a_topup_settles_by_crediting_its_amount():
+    outcome = run([transfer(1, 200_000)], intent=replace(INTENT, purpose=Purpose.TOPUP))
+    assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(10_000, "topup", "topup:pi1")]
+
+
+def test_deadline_with_nothing_is_expired():
+    assert run([], now=DEADLINE).status == IntentStatus.EXPIRED
+    assert run([], now=DEADLINE - timedelta(microseconds=1)).status == IntentStatus.AWAITING_TRANSFER
+
+
+def test_underpayment_at_the_deadline_credits_what_arrived_and_leaves_the_order_payable():
+    before = run([transfer(1, 100_000)], now=DEADLINE - timedelta(seconds=1))
+    assert before.credits == [] and before.status == IntentStatus.CONFIRMING
+    outcome = run([transfer(1, 100_000)], now=DEADLINE)
+    assert not outcome.settles and outcome.status == IntentStatus.UNDERPAID
+    assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(5_000, "underpayment", "under:pi1")]
+    assert outcome.dispositions == {"bitcoin:tx1:0": Disposition.CREDITED}
+
+
+def test_a_transfer_seen_before_the_deadline_still_settles_when_it_confirms_after():
+    waiting = run(
+        [transfer(1, 200_000, TransferState.CONFIRMING, seen=DEADLINE - timedelta(minutes=1))],
+        now=DEADLINE + timedelta(minutes=20),
+    )
+    assert waiting.status == IntentStatus.CONFIRMING and waiting.credits == []
+    done = run([transfer(1, 200_000, seen=DEADLINE - timedelta(minutes=1))], now=DEADLINE + timedelta(minutes=40))
+    assert done.settles
+
+
+def test_underpaid_waits_for_a_partial_still_confirming_after_the_deadline():
+    outcome = run([transfer(1, 100_000), transfer(2, 50_000, TransferState.CONFIRMING)], now=DEADLINE)
+    assert outcome.credits == [] and outcome.status == IntentStatus.CONFIRMING
+
+
+@pytest.mark.parametrize(("current", "credited"), [(Fraction(40_000), 8_000), (Fraction(60_000), 10_000)])
+def test_a_late_transfer_is_credited_at_the_lower_of_locked_and_current_rate(current, credited):
+    late = transfer(1, 200_000, seen=DEADLINE + timedelta(minutes=3))
+    outcome = run([late], now=DEADLINE + timedelta(minutes=10), price=current)
+    assert not outcome.settles and outcome.status == IntentStatus.LATE
+    assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [
+        (credited, "late_transfer", "transfer:bitcoin:tx1:0")
+    ]
+
+
+def test_a_late_transfer_without_a_current_rate_waits():
+    late = transfer(1, 200_000, seen=DEADLINE + timedelta(minutes=3))
+    outcome = run([late], now=DEADLINE + timedelta(minutes=10), price=None)
+    assert outcome.credits == [] and outcome.dispositions == {} and outcome.status == IntentStatus.LATE
+
+
+def test_a_second_transfer_after_settlement_is_credited():
+    settled = replace(INTENT, settled=True)
+    used = transfer(1, 200_000, disposition=Disposition.SETTLEMENT)
+    outcome = run([used, transfer(2, 100_000, seen=T0 + timedelta(minutes=8))], intent=settled)
+    assert outcome.status is None and not outcome.settles
+    assert [(c.cents, c.reason) for c in outcome.credits] == [(5_000, "overpayment")]
+
+
+def test_a_late_second_transfer_after_settlement_uses_the_lower_rate():
+    settled = replace(INTENT, settled=True)
+    used = transfer(1, 200_000, disposition=Disposition.SETTLEMENT)
+    outcome = run(
+        [used, transfer(2, 100_000, seen=DEADLINE + timedelta(hours=1))],
+        intent=settled,
+        price=Fraction(30_000),
+        now=DEADLINE + timedelta(hours=2),
+    )
+    assert [(c.cents, c.reason) for c in outcome.credits] == [(3_000, "late_transfer")]
+
+
+def test_another_asset_on_the_address_goes_to_review_and_never_counts():
+    wrong = transfer(1, 200_000_000, token=USDT)
+    outcome = run([wrong])
+    assert not outcome.settles and outcome.status == IntentStatus.IN_REVIEW
+    assert [(r.reason, r.key) for r in outcome.reviews] == [("wrong_asset", "wrong_asset:bitcoin:tx1:0")]
+
+
+def test_a_token_from_an_unknown_contract_goes_to_review_on_a_token_intent():
+    fake = transfer(1, 100_000_000, token="0x000000000000000000000000000000000000dead")
+    outcome = run([fake], token=USDT)
+    assert outcome.status == IntentStatus.IN_REVIEW and outcome.reviews[0].reason == "wrong_asset"
+
+
+def test_the_right_token_settles_a_token_intent():
+    usdt = replace(INTENT, asset="USDT", network="ethereum", amount=100_000_000, rate="1")
+    outcome = reconcile(
+        usdt, [transfer(1, 100_000_000, token=USDT)], USDT, T0, Fraction(1), lambda b, p: b * p * 100 // 10**6
+    )
+    assert outcome.settles
+
+
+def test_a_reverted_transfer_before_settlement_stops_counting():
+    outcome = run([transfer(1, 120_000), transfer(2, 80_000, TransferState.REVERTED)])
+    assert not outcome.settles and outcome.reviews == [] and outcome.status == IntentStatus.CONFIRMING
+
+
+def test_a_mempool_transfer_withdrawn_leaves_the_intent_awaiting():
+    assert run([transfer(1, 200_000, TransferState.REVERTED)]).status == IntentStatus.AWAITING_TRANSFER
+
+
+@pytest.mark.parametrize("disposition", [Disposition.SETTLEMENT, Disposition.CREDITED])
+def test_a_reverted_transfer_after_it_was_used_goes_to_review(disposition):
+    intent = replace(INTENT, settled=disposition == Disposition.SETTLEMENT)
+    outcome = run([transfer(1, 200_000, TransferState.REVERTED, disposition=disposition)], intent=intent, now=DEADLINE)
+    assert [(r.reason, r.key) for r in outcome.reviews] == [
+        (f"reverted_after_{disposition.value}", "reverted:bitcoin:tx1:0")
+    ]
+    assert outcome.credits == []
+
+
+def test_running_twice_on_the_updated_transfers_does_nothing_more():
+    first = run([transfer(1, 300_000)])
+    applied = [transfer(1, 300_000, disposition=first.dispositions["bitcoin:tx1:0"])]
+    second = run(applied, intent=replace(INTENT, settled=True))
+    assert second.credits == [] and second.reviews == [] and not second.settles
