@@ -103,6 +103,8 @@ class PaymentReported(Event):
     type = "payment_reported"
 
     payment_id: str
+    order_id: str | None
+    account_id: str
     network: str
     address: str
 
@@ -137,7 +139,9 @@ class ChainTransfer(Event):
     on account chains. `token` is the contract (mint on Solana) or None for
     the network's own coin. `sequence` grows with every event a network's
     watcher emits, so a consumer can ignore an event older than one it
-    applied for the same transfer. Amounts are base units.
+    applied for the same transfer. Amounts are base units. `occurred_at` is
+    when the transfer happened: first seen in the mempool, or its block's
+    time, whichever came first; it decides whether it beat a deadline.
     """
 
     source = "chain"
@@ -172,6 +176,19 @@ class TransferReverted(ChainTransfer):
     type = "transfer_reverted"
 
 
+class WatcherStatus(Event):
+    """A network's active watcher, every few seconds: how far behind its node it is."""
+
+    source = "chain"
+    type = "watcher_status"
+
+    network: str
+    node_height: int
+    scanned_height: int
+    lag_seconds: int
+    lagging: bool
+
+
 ALL_EVENTS: tuple[type[Event], ...] = (
     OrderCreated,
     OrderStatusChanged,
@@ -185,4 +202,5 @@ ALL_EVENTS: tuple[type[Event], ...] = (
     TransferConfirmations,
     TransferConfirmed,
     TransferReverted,
+    WatcherStatus,
 )

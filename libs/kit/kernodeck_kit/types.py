@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from sqlalchemy import DateTime
+from sqlalchemy import DateTime, Numeric, String
 from sqlalchemy.types import TypeDecorator
 
 
@@ -27,3 +27,29 @@ class UtcDateTime(TypeDecorator):
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+class BaseUnits(TypeDecorator):
+    """Crypto amounts in base units: exact integers beyond 64 bits (wei).
+
+    NUMERIC(78, 0) on PostgreSQL (2**256 fits); decimal text on SQLite, whose
+    numeric affinity would otherwise turn large integers into floats.
+    """
+
+    impl = String(80)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect):
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(Numeric(78, 0))
+        return dialect.type_descriptor(String(80))
+
+    def process_bind_param(self, value: int | None, dialect):
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"base units must be an int, not {type(value).__name__}")
+        return value if dialect.name == "postgresql" else str(value)
+
+    def process_result_value(self, value, dialect) -> int | None:
+        return None if value is None else int(value)

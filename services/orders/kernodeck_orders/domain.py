@@ -30,6 +30,7 @@ MOVES: dict[OrderStatus, frozenset[OrderStatus]] = {
 
 CREATED = "created"
 CUSTOMER_REQUEST = "customer_request"
+PAYMENT_REPORTED = "payment_reported"
 UNPAID_TIMEOUT = "unpaid_timeout"
 
 
@@ -104,3 +105,12 @@ def cancel_by_customer(order: Order, at: datetime) -> TimelineEntry:
 
 def is_due_for_cancellation(order: Order, now: datetime, unpaid_ttl: timedelta) -> bool:
     return order.status == OrderStatus.AWAITING_PAYMENT and now - order.created_at >= unpaid_ttl
+
+
+def note(order: Order, at: datetime, kind: str, detail: str) -> TimelineEntry:
+    """A timeline entry that is not a status change (the customer's "J'ai payé", for one)."""
+    if kind in OrderStatus.__members__.values():
+        raise ValueError(f"{kind} is a status: use transition()")
+    entry = TimelineEntry(at=at, kind=kind, detail=detail)
+    order.timeline.append(entry)
+    return entry

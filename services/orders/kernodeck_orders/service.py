@@ -5,9 +5,11 @@ from datetime import datetime, timedelta
 from uuid import uuid4
 
 from nameko.dependency_providers import Config
+from nameko.events import event_handler
 from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import PaymentRefused, PaymentReported, PaymentSettled
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.rpc_errors import call_service
@@ -16,6 +18,7 @@ from kernodeck_kit.types import utcnow
 from kernodeck_orders import store
 from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
 from kernodeck_orders.domain import (
+    PAYMENT_REPORTED,
     UNPAID_TIMEOUT,
     Order,
     OrderStatus,
@@ -24,6 +27,7 @@ from kernodeck_orders.domain import (
     cancel_by_customer,
     is_due_for_cancellation,
     new_order,
+    note,
     transition,
 )
 from kernodeck_orders.events import order_created, status_changed
@@ -100,6 +104,33 @@ class OrdersService:
         log.info("unpaid order cancelled", extra={"order_id": order_id})
         return True
 
+    @event_handler(PaymentSettled.source, PaymentSettled.type)
+    def on_payment_settled(self, payload) -> None:
+        """A settled payment makes its order paid; one the order cannot take goes back as refused."""
+        event = PaymentSettled.from_message(payload)
+        with self.db.consume("payments.payment_settled", event) as tx:
+            if tx is None:
+                return
+            order = store.get_order(tx.session, event.order_id)
+            if order is None or order.account_id != event.account_id:
+                _refuse(tx, event, "unknown_order")
+            elif order.status != OrderStatus.AWAITING_PAYMENT:
+                _refuse(tx, event, f"order_{order.status.value}")
+            else:
+                previous = order.status
+                _record(tx, order, previous, transition(order, OrderStatus.PAID, utcnow(), f"paid: {event.method}"))
+
+    @event_handler(PaymentReported.source, PaymentReported.type)
+    def on_payment_reported(self, payload) -> None:
+        event = PaymentReported.from_message(payload)
+        if event.order_id is None:
+            return
+        with self.db.consume("payments.payment_reported", event) as tx:
+            order = store.get_order(tx.session, event.order_id) if tx is not None else None
+            if order is not None and order.account_id == event.account_id:
+                entry = note(order, utcnow(), PAYMENT_REPORTED, f"the customer reports paying with {event.network}")
+                store.add_note(tx.session, order, entry)
+
     def _quote(self, model, duration_days, lots, preparation) -> dict:
         return call_service(self.catalog.quote, model, duration_days, lots, preparation)
 
@@ -109,6 +140,21 @@ def _owned(order: Order | None, account_id: str) -> Order:
     if order is None or order.account_id != account_id:
         raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
     return order
+
+
+def _refuse(tx: Tx, event: PaymentSettled, reason: str) -> None:
+    log.warning(
+        "settled payment refused", extra={"order_id": event.order_id, "payment_id": event.payment_id, "reason": reason}
+    )
+    tx.emit(
+        PaymentRefused(
+            order_id=event.order_id,
+            account_id=event.account_id,
+            payment_id=event.payment_id,
+            amount_usd_cents=event.amount_usd_cents,
+            reason=reason,
+        )
+    )
 
 
 def _record(tx: Tx, order: Order, previous: OrderStatus, entry: TimelineEntry) -> None:

@@ -95,6 +95,10 @@ def save_transition(session: Session, order: Order, entry: TimelineEntry) -> Non
     session.add(_timeline_row(order.id, entry))
 
 
+def add_note(session: Session, order: Order, entry: TimelineEntry) -> None:
+    session.add(_timeline_row(order.id, entry))
+
+
 def unpaid_order_ids(session: Session, created_before: datetime, limit: int) -> list[str]:
     return list(
         session.exec(

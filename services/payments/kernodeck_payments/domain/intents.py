@@ -77,3 +77,8 @@ class Transfer:
     @property
     def key(self) -> str:
         return f"{self.network}:{self.txid}:{self.index}"
+
+
+def normalize_token(network: str, token: str | None) -> str | None:
+    """One spelling per contract: Ethereum hex is case-insensitive (EIP-55 case is a checksum), Tron base58 is not."""
+    return token.lower() if token and network == "ethereum" else token

@@ -1,0 +1,87 @@
+"""Which methods can take a payment right now, and why not."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from kernodeck_payments.config import PaymentsSettings
+from kernodeck_payments.domain.methods import METHODS, Method, TokenContractError, token_contract
+from kernodeck_payments.rates.domain import Rate, RatePolicy, choose_rate
+from kernodeck_payments.rates.store import observations
+from kernodeck_payments.store.addresses import solana_pool_left
+from kernodeck_payments.store.tables import MethodSwitch, WatcherReport
+
+DISABLED = "disabled"
+RATE_UNAVAILABLE = "rate_unavailable"
+CHAIN_LAGGING = "chain_lagging"
+ADDRESS_POOL_EMPTY = "address_pool_empty"
+
+
+@dataclass(frozen=True)
+class MethodBoard:
+    """A snapshot of everything a method needs, read once per request."""
+
+    switched_on: dict[tuple[str, str], bool]
+    rates: dict[str, Rate | None]
+    lagging_networks: frozenset[str]
+    solana_pool_left: int
+
+    def reason(self, method: Method) -> str | None:
+        if not self.switched_on[(method.asset, method.network)]:
+            return DISABLED
+        if method.network in self.lagging_networks:
+            return CHAIN_LAGGING
+        if self.rates[method.rate_symbol] is None:
+            return RATE_UNAVAILABLE
+        if method.network == "solana" and self.solana_pool_left == 0:
+            return ADDRESS_POOL_EMPTY
+        return None
+
+    def rate(self, method: Method) -> Rate | None:
+        return self.rates[method.rate_symbol]
+
+
+def rate_policy(settings: PaymentsSettings) -> RatePolicy:
+    return RatePolicy(max_age=timedelta(seconds=settings.rate_max_age_s), peg_guard=settings.peg_guard)
+
+
+def rate_source_names(settings: PaymentsSettings) -> list[str]:
+    names = [name.strip() for name in settings.rate_sources.split(",") if name.strip()]
+    return [*names, "file"] if settings.rate_file and "file" not in names else names
+
+
+def current_rates(session: Session, settings: PaymentsSettings, now: datetime) -> dict[str, Rate | None]:
+    symbols = sorted({method.rate_symbol for method in METHODS})
+    seen = observations(session, symbols, rate_source_names(settings))
+    policy = rate_policy(settings)
+    return {symbol: choose_rate(symbol, seen[symbol], now, policy) for symbol in symbols}
+
+
+def load_board(session: Session, settings: PaymentsSettings, now: datetime) -> MethodBoard:
+    switches = {(row.asset, row.network): row.enabled for row in session.execute(select(MethodSwitch)).scalars()}
+    off_by_default = settings.switched_off()
+    switched_on = {
+        (m.asset, m.network): is_configured(m, settings)
+        and switches.get((m.asset, m.network), (m.asset, m.network) not in off_by_default)
+        for m in METHODS
+    }
+    stale_before = now - timedelta(seconds=settings.watcher_stale_s)
+    lagging = frozenset(
+        row.network
+        for row in session.execute(select(WatcherReport)).scalars()
+        if row.lagging or row.reported_at < stale_before
+    )
+    return MethodBoard(switched_on, current_rates(session, settings, now), lagging, solana_pool_left(session))
+
+
+def is_configured(method: Method, settings: PaymentsSettings) -> bool:
+    """Without its account key (or, for a token, its contract) a method cannot take payments at all."""
+    if method.network != "solana" and not settings.xpub(method.network):
+        return False
+    try:
+        token_contract(method, settings.chain(method.network), settings.token_overrides())
+    except TokenContractError:
+        return False
+    return True

@@ -1,0 +1,126 @@
+"""Payments settings (PAYMENTS_*), validated at start.
+
+The service never holds a private key: deposit addresses come from
+account-level extended PUBLIC keys (BIP84 for BTC/LTC, BIP44 for ETH/TRON)
+and, for Solana, from an operator-imported pool. A network without its key
+is switched off (reason `disabled`), never given a made-up address.
+"""
+
+from datetime import timedelta
+from fractions import Fraction
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import SettingsConfigDict
+
+from kernodeck_kit.settings import ServiceSettings
+from kernodeck_payments.domain.methods import DEFAULT_CONFIRMATIONS
+
+Chain = Literal["mainnet", "testnet", "regtest"]
+RATE_REFRESH_KEY = "PAYMENTS_RATE_REFRESH_S"
+SWEEP_KEY = "PAYMENTS_SWEEP_INTERVAL_S"
+
+
+class PaymentsSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="PAYMENTS_", extra="ignore")
+
+    service_name: str = "payments"
+    metrics_port: int = 9104
+
+    # Which chain each network's addresses and tokens belong to.
+    bitcoin_chain: Chain = "mainnet"
+    litecoin_chain: Chain = "mainnet"
+    ethereum_chain: Chain = "mainnet"
+    tron_chain: Chain = "mainnet"
+    solana_chain: Chain = "mainnet"
+    # EIP-681 chain id in Ethereum payment URIs (1 = mainnet, 31337 = anvil).
+    ethereum_chain_id: int = Field(1, ge=1)
+
+    bitcoin_xpub: str = ""
+    litecoin_xpub: str = ""
+    ethereum_xpub: str = ""
+    tron_xpub: str = ""
+
+    # Token contracts; mainnet defaults are Tether's and Circle's own. Test
+    # chains need them set explicitly.
+    usdt_ethereum_contract: str = ""
+    usdc_ethereum_contract: str = ""
+    usdt_tron_contract: str = ""
+
+    bitcoin_confirmations: int = Field(DEFAULT_CONFIRMATIONS["bitcoin"], ge=1)
+    litecoin_confirmations: int = Field(DEFAULT_CONFIRMATIONS["litecoin"], ge=1)
+    ethereum_confirmations: int = Field(DEFAULT_CONFIRMATIONS["ethereum"], ge=1)
+    tron_confirmations: int = Field(DEFAULT_CONFIRMATIONS["tron"], ge=1)
+    solana_confirmations: int = Field(DEFAULT_CONFIRMATIONS["solana"], ge=1)
+
+    intent_ttl_minutes: int = Field(30, ge=1, le=24 * 60)
+    monitoring_window_days: int = Field(7, ge=1, le=90)
+
+    # Comma-separated methods switched off until an operator turns them on, e.g. "USDT/tron,SOL/solana".
+    disabled_methods: str = ""
+
+    rate_sources: str = "kraken,coingecko"
+    kraken_url: str = "https://api.kraken.com"
+    coingecko_url: str = "https://api.coingecko.com"
+    coinbase_url: str = "https://api.coinbase.com"
+    rate_file: Path | None = None
+    rate_timeout_s: float = Field(5.0, gt=0)
+    rate_refresh_s: float = Field(30.0, gt=0)
+    rate_max_age_s: int = Field(300, ge=10)
+    # A stablecoin is priced at 1 USD while the market stays within this many percent of it.
+    stablecoin_peg_guard_percent: str = "2"
+
+    solana_pool_low: int = Field(20, ge=0)
+    # A watcher report older than this makes its network's methods unavailable (chain_lagging).
+    watcher_stale_s: int = Field(300, ge=10)
+    sweep_interval_s: float = Field(10.0, gt=0)
+
+    @field_validator("stablecoin_peg_guard_percent")
+    @classmethod
+    def _guard(cls, value: str) -> str:
+        if not 0 < Fraction(value) < 50:
+            raise ValueError("the peg guard must be a percentage between 0 and 50")
+        return value
+
+    def chain(self, network: str) -> str:
+        return getattr(self, f"{network}_chain")
+
+    def xpub(self, network: str) -> str:
+        return getattr(self, f"{network}_xpub", "")
+
+    def confirmations(self, network: str) -> int:
+        return getattr(self, f"{network}_confirmations")
+
+    def token_overrides(self) -> dict[tuple[str, str], str]:
+        pairs = {
+            ("USDT", "ethereum"): self.usdt_ethereum_contract,
+            ("USDC", "ethereum"): self.usdc_ethereum_contract,
+            ("USDT", "tron"): self.usdt_tron_contract,
+        }
+        return {key: value for key, value in pairs.items() if value}
+
+    def switched_off(self) -> set[tuple[str, str]]:
+        pairs = (item.strip().split("/") for item in self.disabled_methods.split(",") if item.strip())
+        return {(asset.upper(), network) for asset, network in pairs}
+
+    @property
+    def intent_ttl(self) -> timedelta:
+        return timedelta(minutes=self.intent_ttl_minutes)
+
+    @property
+    def monitoring_window(self) -> timedelta:
+        return timedelta(days=self.monitoring_window_days)
+
+    @property
+    def peg_guard(self) -> Fraction:
+        return Fraction(self.stablecoin_peg_guard_percent) / 100
+
+    def nameko_config(self) -> dict:
+        return {
+            **super().nameko_config(),
+            "PAYMENTS": self.model_dump(mode="json"),
+            # Timer intervals are read at setup from top-level keys (kit's ConfiguredTimer).
+            RATE_REFRESH_KEY: self.rate_refresh_s,
+            SWEEP_KEY: self.sweep_interval_s,
+        }

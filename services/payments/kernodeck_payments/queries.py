@@ -1,0 +1,57 @@
+"""Read-side helpers: payments, top-ups and watched addresses as the RPC returns them."""
+
+from datetime import datetime
+
+from sqlalchemy import select
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_kit.outbox import Store
+from kernodeck_payments.config import PaymentsSettings
+from kernodeck_payments.store.intents import get_intent, intents_for, topups_of, transfers_by_intent
+from kernodeck_payments.store.tables import PaymentIntent
+from kernodeck_payments.views import payment_view, rfc3339, topup_view
+
+
+def payment(db: Store, settings: PaymentsSettings, payment_id: str, account_id: str) -> dict:
+    with db.read() as session:
+        intent = get_intent(session, payment_id)
+        # Another customer's payment gets the same answer as a missing one.
+        if intent is None or intent.account_id != account_id:
+            raise ServiceError(ErrorCode.NOT_FOUND, "no such payment")
+        transfers = transfers_by_intent(session, [intent.id])[intent.id]
+        return payment_view(intent, transfers, settings.ethereum_chain_id)
+
+
+def payments_for(db: Store, settings: PaymentsSettings, account_id: str, reference_id: str) -> list[dict]:
+    with db.read() as session:
+        intents = intents_for(session, account_id, reference_id)
+        transfers = transfers_by_intent(session, [i.id for i in intents])
+        return [payment_view(i, transfers[i.id], settings.ethereum_chain_id) for i in intents]
+
+
+def topups(db: Store, settings: PaymentsSettings, account_id: str) -> list[dict]:
+    with db.read() as session:
+        pairs = topups_of(session, account_id)
+        transfers = transfers_by_intent(session, [intent.id for _, intent in pairs])
+        return [
+            topup_view(topup, payment_view(intent, transfers[intent.id], settings.ethereum_chain_id))
+            for topup, intent in pairs
+        ]
+
+
+def watched(db: Store, network: str, now: datetime) -> list[dict]:
+    """The addresses a network's watcher must look at: every intent still inside its monitoring window."""
+    with db.read() as session:
+        rows = session.execute(
+            select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.watch_until > now)
+        ).scalars()
+        return [
+            {
+                "address": row.address,
+                "payment_id": row.id,
+                "token": row.token,
+                "watch_until": rfc3339(row.watch_until),
+                "required_confirmations": row.required_confirmations,
+            }
+            for row in rows
+        ]

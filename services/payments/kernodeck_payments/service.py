@@ -1,0 +1,272 @@
+"""The payments service's nameko entrypoints: thin, over intake, settlement, ledger and store."""
+
+import logging
+from uuid import uuid4
+
+from nameko.events import event_handler
+from nameko.rpc import RpcProxy, rpc
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import (
+    ChainTransfer,
+    PaymentRefused,
+    PaymentReported,
+    PaymentSettled,
+    TransferConfirmations,
+    TransferConfirmed,
+    TransferReverted,
+    TransferSeen,
+    WatcherStatus,
+)
+from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.rpc_errors import call_service
+from kernodeck_kit.timers import configured_timer
+from kernodeck_kit.types import utcnow
+from kernodeck_payments import metrics, operator, queries
+from kernodeck_payments.availability import current_rates, load_board
+from kernodeck_payments.config import RATE_REFRESH_KEY, SWEEP_KEY
+from kernodeck_payments.dependencies import RateSources, Settings
+from kernodeck_payments.domain.intents import Purpose, TransferState
+from kernodeck_payments.domain.methods import METHODS, find_method
+from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.domain.topups import check_topup_amount
+from kernodeck_payments.intake import open_intent
+from kernodeck_payments.ledger.domain import Reason
+from kernodeck_payments.ledger.store import available_cents, debit_customer_for_order, list_entries
+from kernodeck_payments.rates.refresh import refresh
+from kernodeck_payments.rates.store import save_observations
+from kernodeck_payments.settlement import credit_balance, reconcile_intent, record_transfer
+from kernodeck_payments.store.addresses import solana_pool_left
+from kernodeck_payments.store.intents import due_for_reconciliation, get_intent, pending_topup_cents
+from kernodeck_payments.store.tables import Topup, WatcherReport
+from kernodeck_payments.views import rfc3339, topup_view
+
+log = logging.getLogger(__name__)
+
+SWEEP_BATCH = 200
+AWAITING_PAYMENT = "awaiting_payment"
+
+
+class PaymentsService:
+    name = "payments"
+
+    db = Database()
+    instrumented = Instrumented()
+    settings = Settings()
+    rate_sources = RateSources()
+    orders = RpcProxy("orders")
+
+    @rpc
+    def health(self) -> dict:
+        return {"service": self.name}
+
+    # --- methods ---------------------------------------------------------
+
+    @rpc
+    def list_methods(self) -> list[dict]:
+        with self.db.read() as session:
+            board = load_board(session, self.settings, utcnow())
+        return [
+            {"asset": m.asset, "network": m.network, "available": board.reason(m) is None, "reason": board.reason(m)}
+            for m in METHODS
+        ]
+
+    # --- intents ---------------------------------------------------------
+
+    @rpc(expected_exceptions=ServiceError)
+    def create_order_payment(self, account_id, order_id, asset, network) -> dict:
+        method = find_method(asset, network)
+        order = self._payable_order(account_id, order_id)
+        return self._open(method, Purpose.ORDER, account_id, order_id, order["summary"]["total_usd_cents"])
+
+    @rpc(expected_exceptions=ServiceError)
+    def create_topup(self, account_id, amount_usd_cents, asset, network) -> dict:
+        cents = check_topup_amount(amount_usd_cents)
+        method = find_method(asset, network)
+        topup = Topup(id=uuid4().hex, account_id=account_id, amount_usd_cents=cents, created_at=utcnow())
+        payment = self._open(method, Purpose.TOPUP, account_id, topup.id, cents, topup)
+        return topup_view(topup, payment)
+
+    def _open(self, method, purpose, account_id, reference_id, usd_cents, *also) -> dict:
+        now = utcnow()
+        with self.db.transaction() as tx:
+            board = load_board(tx.session, self.settings, now)
+            for row in also:
+                tx.session.add(row)
+            intent = open_intent(tx, self.settings, board, method, purpose, account_id, reference_id, usd_cents, now)
+        metrics.INTENTS_OPENED.labels(method.asset, method.network, purpose).inc()
+        return queries.payment(self.db, self.settings, intent.id, account_id)
+
+    @rpc(expected_exceptions=ServiceError)
+    def get_payment(self, account_id, payment_id) -> dict:
+        return queries.payment(self.db, self.settings, payment_id, account_id)
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_order_payments(self, account_id, order_id) -> list[dict]:
+        return queries.payments_for(self.db, self.settings, account_id, order_id)
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_topups(self, account_id) -> list[dict]:
+        return queries.topups(self.db, self.settings, account_id)
+
+    @rpc(expected_exceptions=ServiceError)
+    def report_payment(self, account_id, payment_id) -> dict:
+        """ "J'ai payé": note the signal and ask the watcher to look now. Credits nothing."""
+        now = utcnow()
+        with self.db.transaction() as tx:
+            intent = get_intent(tx.session, payment_id, lock=True)
+            if intent is None or intent.account_id != account_id:
+                raise ServiceError(ErrorCode.NOT_FOUND, "no such payment")
+            if intent.reported_at is None:
+                intent.reported_at = now
+                tx.session.add(intent)
+            tx.emit(
+                PaymentReported(
+                    payment_id=intent.id,
+                    order_id=intent.reference_id if intent.purpose == Purpose.ORDER else None,
+                    account_id=account_id,
+                    network=intent.network,
+                    address=intent.address,
+                )
+            )
+        return queries.payment(self.db, self.settings, payment_id, account_id)
+
+    # --- balance ---------------------------------------------------------
+
+    @rpc(expected_exceptions=ServiceError)
+    def get_balance(self, account_id) -> dict:
+        with self.db.read() as session:
+            return {
+                "available_usd_cents": available_cents(session, account_id),
+                "pending_usd_cents": pending_topup_cents(session, account_id),
+            }
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_ledger(self, account_id) -> list[dict]:
+        with self.db.read() as session:
+            return [
+                {"at": rfc3339(e["at"]), "amount_usd_cents": e["amount_cents"], "reason": e["reason"], "ref": e["ref"]}
+                for e in list_entries(session, account_id)
+            ]
+
+    @rpc(expected_exceptions=ServiceError)
+    def pay_with_balance(self, account_id, order_id) -> dict:
+        order = self._payable_order(account_id, order_id)
+        total = order["summary"]["total_usd_cents"]
+        payment_id = f"balance-{order_id}"
+        with self.db.transaction() as tx:
+            if not debit_customer_for_order(tx.session, account_id, total, order_id, f"balance-payment:{order_id}"):
+                raise ServiceError(ErrorCode.INVALID_STATE, "this order was already paid from the balance")
+            tx.emit(
+                PaymentSettled(
+                    payment_id=payment_id,
+                    order_id=order_id,
+                    account_id=account_id,
+                    amount_usd_cents=total,
+                    method="balance",
+                )
+            )
+        return {"payment_id": payment_id, "order_id": order_id, "amount_usd_cents": total}
+
+    def _payable_order(self, account_id, order_id) -> dict:
+        order = call_service(self.orders.get_order, account_id, order_id)
+        if order["status"] != AWAITING_PAYMENT:
+            raise ServiceError(ErrorCode.INVALID_STATE, f"the order is {order['status']}, not awaiting payment")
+        return order
+
+    # --- operators -------------------------------------------------------
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_reviews(self, status=None) -> list[dict]:
+        return operator.reviews(self.db, status)
+
+    @rpc(expected_exceptions=ServiceError)
+    def resolve_review(self, operator_id, review_id, decision, amount_usd_cents, note) -> dict:
+        return operator.resolve(self.db, operator_id, review_id, decision, amount_usd_cents, note, utcnow())
+
+    @rpc(expected_exceptions=ServiceError)
+    def set_method_enabled(self, operator_id, asset, network, enabled) -> dict:
+        method = find_method(asset, network)
+        operator.switch_method(self.db, operator_id, method, enabled, utcnow())
+        return next(m for m in self.list_methods() if (m["asset"], m["network"]) == (method.asset, method.network))
+
+    # --- watchers --------------------------------------------------------
+
+    @rpc
+    def watched_addresses(self, network) -> list[dict]:
+        return queries.watched(self.db, network, utcnow())
+
+    @event_handler(TransferSeen.source, TransferSeen.type)
+    def on_transfer_seen(self, payload):
+        event = TransferSeen.from_message(payload)
+        self._on_transfer(event, TransferState.SEEN if event.block_height is None else TransferState.CONFIRMING)
+
+    @event_handler(TransferConfirmations.source, TransferConfirmations.type)
+    def on_transfer_confirmations(self, payload):
+        self._on_transfer(TransferConfirmations.from_message(payload), TransferState.CONFIRMING)
+
+    @event_handler(TransferConfirmed.source, TransferConfirmed.type)
+    def on_transfer_confirmed(self, payload):
+        self._on_transfer(TransferConfirmed.from_message(payload), TransferState.CONFIRMED)
+
+    @event_handler(TransferReverted.source, TransferReverted.type)
+    def on_transfer_reverted(self, payload):
+        self._on_transfer(TransferReverted.from_message(payload), TransferState.REVERTED)
+
+    def _on_transfer(self, event: ChainTransfer, state: TransferState) -> None:
+        now = utcnow()
+        with self.db.consume(f"chain.{event.type}", event) as tx:
+            if tx is None:
+                return
+            intent_id = record_transfer(tx, event, state, now)
+            if intent_id is not None:
+                self._reconcile(tx, intent_id, now)
+
+    def _reconcile(self, tx, intent_id, now) -> None:
+        intent = get_intent(tx.session, intent_id)
+        rate = current_rates(tx.session, self.settings, now)[find_method(intent.asset, intent.network).rate_symbol]
+        reconcile_intent(tx, intent_id, now, rate.price if rate else None)
+
+    @event_handler(WatcherStatus.source, WatcherStatus.type)
+    def on_watcher_status(self, payload):
+        event = WatcherStatus.from_message(payload)
+        with self.db.transaction() as tx:
+            row = tx.session.get(WatcherReport, event.network) or WatcherReport(network=event.network)
+            if row.reported_at is None or event.occurred_at > row.reported_at:
+                row.lagging, row.lag_blocks = event.lagging, event.node_height - event.scanned_height
+                row.reported_at = event.occurred_at
+                tx.session.add(row)
+
+    @event_handler(PaymentRefused.source, PaymentRefused.type)
+    def on_payment_refused(self, payload):
+        """Orders could not use a settled payment (paid already, cancelled): the money goes to the balance."""
+        event = PaymentRefused.from_message(payload)
+        with self.db.consume("orders.payment_refused", event) as tx:
+            if tx is not None:
+                credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, f"refused:{event.payment_id}")
+                credit_balance(tx, event.account_id, credit, ref=event.payment_id)
+
+    # --- timers ----------------------------------------------------------
+
+    @configured_timer(RATE_REFRESH_KEY, eager=True)
+    def refresh_rates(self) -> int:
+        symbols = sorted({m.rate_symbol for m in METHODS})
+        rates, _errors = refresh(self.rate_sources, symbols)  # failures are logged and counted by refresh
+        with self.db.transaction() as tx:
+            save_observations(tx.session, rates)
+        return len(rates)
+
+    @configured_timer(SWEEP_KEY)
+    def sweep(self) -> int:
+        """Deadlines that passed and late transfers waiting for a rate: reconcile them."""
+        now = utcnow()
+        with self.db.read() as session:
+            due = due_for_reconciliation(session, now, SWEEP_BATCH)
+            pool_left = solana_pool_left(session)
+        for intent_id in due:
+            with self.db.transaction() as tx:
+                self._reconcile(tx, intent_id, now)
+        metrics.SOLANA_POOL_LEFT.set(pool_left)
+        if pool_left < self.settings.solana_pool_low:
+            log.warning("the Solana address pool is running low", extra={"unused": pool_left})
+        return len(due)

@@ -1,0 +1,114 @@
+"""Chain events in, decisions out: record transfers, reconcile intents, apply the outcome."""
+
+import logging
+from datetime import datetime
+from fractions import Fraction
+
+from kernodeck_contracts.events import BalanceCredited, ChainTransfer, PaymentSettled
+from kernodeck_kit.outbox import Tx
+from kernodeck_payments import metrics
+from kernodeck_payments.domain.amounts import usd_cents_for
+from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token
+from kernodeck_payments.domain.methods import find_method
+from kernodeck_payments.domain.reconcile import Credit, reconcile
+from kernodeck_payments.ledger.domain import Reason
+from kernodeck_payments.ledger.store import credit_customer, record_order_payment
+from kernodeck_payments.store.intents import as_intent, as_transfer, get_intent, get_transfer, intent_at, transfers_of
+from kernodeck_payments.store.reviews import open_review
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
+
+log = logging.getLogger(__name__)
+
+
+def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: datetime) -> str | None:
+    """Store what the watcher saw; returns the intent to reconcile, None when nothing changed.
+
+    Every transfer is kept, even on an address no intent owns (then it goes
+    to review). An event older than the last one applied is ignored.
+    """
+    session = tx.session
+    row = get_transfer(session, event.network, event.txid, event.index)
+    if row is None:
+        intent = intent_at(session, event.network, event.address)
+        row = ChainTransferRow(
+            network=event.network,
+            txid=event.txid,
+            index=event.index,
+            address=event.address,
+            intent_id=intent.id if intent else None,
+            amount=event.amount,
+            state=state,
+            sequence=event.sequence,
+            first_seen_at=min(event.occurred_at, now),
+            updated_at=now,
+        )
+        if intent is None:
+            key = f"{event.network}:{event.txid}:{event.index}"
+            open_review(session, f"unknown_address:{key}", "unknown_address", now, transfer_key=key)
+    elif event.sequence <= row.sequence:
+        return None
+    else:
+        row.first_seen_at = min(row.first_seen_at, event.occurred_at)
+    required = _required_confirmations(session, row.intent_id)
+    if state == TransferState.CONFIRMED and event.confirmations < required:
+        state = TransferState.CONFIRMING  # the watcher's threshold is not ours: count again
+    row.token = normalize_token(event.network, event.token)
+    row.amount, row.state, row.sequence = event.amount, state, event.sequence
+    row.confirmations, row.block_height, row.block_hash = event.confirmations, event.block_height, event.block_hash
+    row.updated_at = now
+    session.add(row)
+    session.flush()
+    return row.intent_id
+
+
+def _required_confirmations(session, intent_id: str | None) -> int:
+    intent = get_intent(session, intent_id) if intent_id else None
+    return intent.required_confirmations if intent else 1
+
+
+def reconcile_intent(tx: Tx, intent_id: str, now: datetime, current_price: Fraction | None) -> PaymentIntent:
+    """Bring one intent up to date with its transfers, exactly once per cause."""
+    session = tx.session
+    row = get_intent(session, intent_id, lock=True)
+    method = find_method(row.asset, row.network)
+    transfer_rows = {f"{t.network}:{t.txid}:{t.index}": t for t in transfers_of(session, intent_id)}
+    outcome = reconcile(
+        as_intent(row),
+        [as_transfer(t) for t in transfer_rows.values()],
+        normalize_token(row.network, row.token),
+        now,
+        current_price,
+        lambda base_units, price: usd_cents_for(base_units, price, method),
+    )
+    for key, disposition in outcome.dispositions.items():
+        transfer_rows[key].disposition = disposition
+        session.add(transfer_rows[key])
+    for credit in outcome.credits:
+        credit_balance(tx, row.account_id, credit, ref=row.id)
+    for review in outcome.reviews:
+        open_review(session, review.key, review.reason, now, row.id, row.account_id, review.transfer_key)
+    if outcome.settles:
+        row.settled_at = now
+        if row.purpose == Purpose.ORDER:
+            record_order_payment(session, row.amount_usd_cents, row.reference_id, f"order-payment:{row.id}")
+            tx.emit(
+                PaymentSettled(
+                    payment_id=row.id,
+                    order_id=row.reference_id,
+                    account_id=row.account_id,
+                    amount_usd_cents=row.amount_usd_cents,
+                    method=f"{row.asset}/{row.network}",
+                )
+            )
+        metrics.PAYMENTS_SETTLED.labels(row.asset, row.network, row.purpose).inc()
+        log.info("payment settled", extra={"payment_id": row.id, "purpose": row.purpose})
+    if outcome.status is not None and outcome.status != row.status:
+        row.status = outcome.status
+    row.updated_at = now
+    session.add(row)
+    return row
+
+
+def credit_balance(tx: Tx, account_id: str, credit: Credit, ref: str) -> None:
+    if credit_customer(tx.session, account_id, credit.cents, Reason(credit.reason), credit.key, ref):
+        tx.emit(BalanceCredited(account_id=account_id, amount_usd_cents=credit.cents, reason=credit.reason))

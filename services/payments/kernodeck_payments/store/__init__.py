@@ -1,0 +1,1 @@
+"""The payments service's tables and queries (ledger and rates keep their own)."""

@@ -1,0 +1,58 @@
+"""Deposit address allocation: an index per derived address, a pool for Solana."""
+
+from sqlalchemy import func, select, update
+from sqlmodel import Session
+
+from kernodeck_payments.store.sql import insert_for
+from kernodeck_payments.store.tables import AddressCounter, SolanaPoolAddress
+
+
+def take_index(session: Session, network: str) -> int:
+    """The next derivation index of `network`, never handed out twice.
+
+    One UPDATE ... RETURNING: concurrent intents serialise on the counter row
+    and each reads the value its own increment produced.
+    """
+    session.execute(insert_for(session, AddressCounter).values(network=network, next_index=0).on_conflict_do_nothing())
+    taken = session.execute(
+        update(AddressCounter)
+        .where(AddressCounter.network == network)
+        .values(next_index=AddressCounter.next_index + 1)
+        .returning(AddressCounter.next_index)
+    ).scalar_one()
+    return taken - 1
+
+
+def take_solana_address(session: Session, intent_id: str) -> str | None:
+    query = (
+        select(SolanaPoolAddress)
+        .where(SolanaPoolAddress.intent_id.is_(None))
+        .order_by(SolanaPoolAddress.imported_at, SolanaPoolAddress.address)
+        .limit(1)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    row = session.execute(query).scalar_one_or_none()
+    if row is None:
+        return None
+    row.intent_id = intent_id
+    session.add(row)
+    session.flush()
+    return row.address
+
+
+def solana_pool_left(session: Session) -> int:
+    return session.execute(
+        select(func.count()).select_from(SolanaPoolAddress).where(SolanaPoolAddress.intent_id.is_(None))
+    ).scalar_one()
+
+
+def import_solana_addresses(session: Session, addresses: list[str], now) -> int:
+    """Add the addresses not already in the pool; returns how many were new."""
+    before = session.execute(select(func.count()).select_from(SolanaPoolAddress)).scalar_one()
+    for address in addresses:
+        session.execute(
+            insert_for(session, SolanaPoolAddress).values(address=address, imported_at=now).on_conflict_do_nothing()
+        )
+    after = session.execute(select(func.count()).select_from(SolanaPoolAddress)).scalar_one()
+    return after - before

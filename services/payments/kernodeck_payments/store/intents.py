@@ -1,0 +1,128 @@
+"""Intents, top-ups and the transfers on their addresses."""
+
+from datetime import datetime
+
+from sqlalchemy import or_, select
+from sqlmodel import Session
+
+from kernodeck_payments.domain.intents import Disposition, Intent, IntentStatus, Purpose, Transfer, TransferState
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
+
+OPEN = (IntentStatus.AWAITING_TRANSFER, IntentStatus.SEEN, IntentStatus.CONFIRMING)
+
+
+def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentIntent | None:
+    query = select(PaymentIntent).where(PaymentIntent.id == intent_id)
+    if lock and session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    return session.execute(query).scalar_one_or_none()
+
+
+def intent_at(session: Session, network: str, address: str) -> PaymentIntent | None:
+    return session.execute(
+        select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.address == address)
+    ).scalar_one_or_none()
+
+
+def intents_for(session: Session, account_id: str, reference_id: str) -> list[PaymentIntent]:
+    return list(
+        session.execute(
+            select(PaymentIntent)
+            .where(PaymentIntent.account_id == account_id, PaymentIntent.reference_id == reference_id)
+            .order_by(PaymentIntent.created_at.desc())
+        ).scalars()
+    )
+
+
+def transfers_of(session: Session, intent_id: str) -> list[ChainTransferRow]:
+    return list(
+        session.execute(
+            select(ChainTransferRow)
+            .where(ChainTransferRow.intent_id == intent_id)
+            .order_by(ChainTransferRow.first_seen_at, ChainTransferRow.txid, ChainTransferRow.index)
+        ).scalars()
+    )
+
+
+def transfers_by_intent(session: Session, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]:
+    found: dict[str, list[ChainTransferRow]] = {intent_id: [] for intent_id in intent_ids}
+    rows = session.execute(
+        select(ChainTransferRow)
+        .where(ChainTransferRow.intent_id.in_(intent_ids))
+        .order_by(ChainTransferRow.first_seen_at, ChainTransferRow.txid, ChainTransferRow.index)
+    ).scalars()
+    for row in rows:
+        found[row.intent_id].append(row)
+    return found
+
+
+def get_transfer(session: Session, network: str, txid: str, index: int) -> ChainTransferRow | None:
+    return session.get(ChainTransferRow, (network, txid, index))
+
+
+def due_for_reconciliation(session: Session, now: datetime, limit: int) -> list[str]:
+    """Open intents past their deadline, and intents holding a confirmed transfer not yet used."""
+    expired = select(PaymentIntent.id).where(PaymentIntent.status.in_(OPEN), PaymentIntent.expires_at <= now)
+    unused = select(ChainTransferRow.intent_id).where(
+        ChainTransferRow.intent_id.is_not(None),
+        ChainTransferRow.state == TransferState.CONFIRMED,
+        ChainTransferRow.disposition.is_(None),
+    )
+    query = select(PaymentIntent.id).where(
+        or_(PaymentIntent.id.in_(expired), PaymentIntent.id.in_(unused)), PaymentIntent.watch_until > now
+    )
+    return list(session.execute(query.limit(limit)).scalars())
+
+
+def pending_topup_cents(session: Session, account_id: str) -> int:
+    rows = session.execute(
+        select(PaymentIntent.amount_usd_cents).where(
+            PaymentIntent.account_id == account_id,
+            PaymentIntent.purpose == Purpose.TOPUP,
+            PaymentIntent.status.in_(OPEN),
+        )
+    ).scalars()
+    return sum(rows)
+
+
+def topups_of(session: Session, account_id: str) -> list[tuple[Topup, PaymentIntent]]:
+    return list(
+        session.execute(
+            select(Topup, PaymentIntent)
+            .join(PaymentIntent, PaymentIntent.reference_id == Topup.id)
+            .where(Topup.account_id == account_id)
+            .order_by(Topup.created_at.desc())
+        ).all()
+    )
+
+
+def as_intent(row: PaymentIntent) -> Intent:
+    return Intent(
+        id=row.id,
+        purpose=Purpose(row.purpose),
+        account_id=row.account_id,
+        reference_id=row.reference_id,
+        asset=row.asset,
+        network=row.network,
+        address=row.address,
+        amount=row.amount,
+        amount_usd_cents=row.amount_usd_cents,
+        rate=row.rate,
+        expires_at=row.expires_at,
+        required_confirmations=row.required_confirmations,
+        settled=row.settled_at is not None,
+    )
+
+
+def as_transfer(row: ChainTransferRow) -> Transfer:
+    return Transfer(
+        network=row.network,
+        txid=row.txid,
+        index=row.index,
+        token=row.token,
+        amount=row.amount,
+        confirmations=row.confirmations,
+        state=TransferState(row.state),
+        first_seen_at=row.first_seen_at,
+        disposition=Disposition(row.disposition) if row.disposition else None,
+    )

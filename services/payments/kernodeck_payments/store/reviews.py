@@ -1,0 +1,78 @@
+"""The operator review queue, with its audit trail."""
+
+from datetime import datetime
+from uuid import uuid4
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from kernodeck_payments.metrics import REVIEWS_OPENED
+from kernodeck_payments.store.sql import insert_for
+from kernodeck_payments.store.tables import ReviewAudit, ReviewItem
+
+SYSTEM = "system"
+
+
+def open_review(
+    session: Session,
+    key: str,
+    reason: str,
+    now: datetime,
+    intent_id: str | None = None,
+    account_id: str | None = None,
+    transfer_key: str | None = None,
+) -> bool:
+    """Queue an item unless one with the same key exists; True when queued now."""
+    review_id = uuid4().hex
+    inserted = session.execute(
+        insert_for(session, ReviewItem)
+        .values(
+            id=review_id,
+            key=key,
+            reason=reason,
+            status="open",
+            intent_id=intent_id,
+            account_id=account_id,
+            transfer_key=transfer_key,
+            note="",
+            created_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=["key"])
+    ).rowcount
+    if inserted:
+        REVIEWS_OPENED.labels(reason).inc()
+        session.add(ReviewAudit(review_id=review_id, actor=SYSTEM, action="opened", detail=reason, at=now))
+    return bool(inserted)
+
+
+def list_reviews(session: Session, status: str | None) -> list[ReviewItem]:
+    query = select(ReviewItem).order_by(ReviewItem.created_at.desc())
+    if status:
+        query = query.where(ReviewItem.status == status)
+    return list(session.execute(query).scalars())
+
+
+def get_review(session: Session, review_id: str, lock: bool = False) -> ReviewItem | None:
+    query = select(ReviewItem).where(ReviewItem.id == review_id)
+    if lock and session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    return session.execute(query).scalar_one_or_none()
+
+
+def audit_of(session: Session, review_id: str) -> list[ReviewAudit]:
+    return list(
+        session.execute(
+            select(ReviewAudit).where(ReviewAudit.review_id == review_id).order_by(ReviewAudit.id)
+        ).scalars()
+    )
+
+
+def record_decision(
+    session: Session, item: ReviewItem, actor: str, decision: str, amount_usd_cents: int | None, note: str, now
+) -> None:
+    item.status = "resolved"
+    item.decision, item.amount_usd_cents, item.note = decision, amount_usd_cents, note
+    item.resolved_by, item.resolved_at = actor, now
+    session.add(item)
+    detail = f"{decision}" + (f" {amount_usd_cents} cents" if amount_usd_cents else "") + (f": {note}" if note else "")
+    session.add(ReviewAudit(review_id=item.id, actor=actor, action="resolved", detail=detail, at=now))

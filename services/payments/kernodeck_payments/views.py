@@ -1,0 +1,83 @@
+"""What the RPC methods return: JSON-friendly dicts, integers for money."""
+
+from datetime import datetime
+
+from kernodeck_payments.domain.amounts import format_amount
+from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token
+from kernodeck_payments.domain.methods import find_method
+from kernodeck_payments.domain.uris import payment_uri
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewAudit, ReviewItem, Topup
+
+
+def rfc3339(at: datetime | None) -> str | None:
+    return at.isoformat().replace("+00:00", "Z") if at else None
+
+
+def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ethereum_chain_id: int) -> dict:
+    method = find_method(intent.asset, intent.network)
+    counted = [t for t in transfers if t.token == normalize_token(intent.network, intent.token)]
+    live = [t for t in counted if t.state != TransferState.REVERTED]
+    chain_id = ethereum_chain_id if intent.network == "ethereum" else None
+    return {
+        "id": intent.id,
+        "purpose": intent.purpose,
+        "order_id": intent.reference_id if intent.purpose == Purpose.ORDER else None,
+        "topup_id": intent.reference_id if intent.purpose == Purpose.TOPUP else None,
+        "account_id": intent.account_id,
+        "asset": intent.asset,
+        "network": intent.network,
+        "decimals": method.decimals,
+        "address": intent.address,
+        "amount_base_units": intent.amount,
+        "amount": format_amount(intent.amount, method.decimals),
+        "amount_usd_cents": intent.amount_usd_cents,
+        "rate": intent.rate,
+        "uri": payment_uri(method, intent.address, intent.amount, intent.token, chain_id),
+        "expires_at": rfc3339(intent.expires_at),
+        "status": intent.status,
+        "reported_at": rfc3339(intent.reported_at),
+        "received_base_units": sum(t.amount for t in live),
+        "confirmed_base_units": sum(t.amount for t in live if t.state == TransferState.CONFIRMED),
+        "required_confirmations": intent.required_confirmations,
+        "transfers": [
+            {
+                "txid": t.txid,
+                "index": t.index,
+                "amount_base_units": t.amount,
+                "amount": format_amount(t.amount, method.decimals),
+                "confirmations": t.confirmations,
+                "state": t.state,
+                "counted": t in counted,
+            }
+            for t in transfers
+        ],
+        "created_at": rfc3339(intent.created_at),
+    }
+
+
+def topup_view(topup: Topup, payment: dict) -> dict:
+    return {
+        "id": topup.id,
+        "amount_usd_cents": topup.amount_usd_cents,
+        "status": "credited" if payment["status"] in ("settled", "overpaid") else payment["status"],
+        "created_at": rfc3339(topup.created_at),
+        "payment": payment,
+    }
+
+
+def review_view(item: ReviewItem, audit: list[ReviewAudit]) -> dict:
+    return {
+        "id": item.id,
+        "reason": item.reason,
+        "status": item.status,
+        "payment_id": item.intent_id,
+        "account_id": item.account_id,
+        "transfer_key": item.transfer_key,
+        "decision": item.decision,
+        "amount_usd_cents": item.amount_usd_cents,
+        "note": item.note,
+        "created_at": rfc3339(item.created_at),
+        "resolved_at": rfc3339(item.resolved_at),
+        "resolved_by": item.resolved_by,
+        "audit": [{"at": rfc3339(a.at), "actor": a.actor, "action": a.action, "detail": a.detail} for a in audit],
+    }
