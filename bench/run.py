@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_amqp_baseline import bare_amqp_roundtrip
 from bench.measure import line, measure
+from infra.local.dev_payments import dev_payments_env, write_dev_rates
 from infra.local.isolation import stack_env, temporary_databases, temporary_vhost
 from infra.local.stack import BIN, Stack, free_port
 
@@ -104,7 +105,9 @@ def main() -> None:
             temporary_databases(Stack.services, "kd_bench") as databases,
             tempfile.TemporaryDirectory() as logs,
         ):
-            stack = Stack(env=stack_env(amqp_uri, databases), log_dir=Path(logs))
+            rates_file = Path(logs) / "rates.json"
+            write_dev_rates(rates_file)
+            stack = Stack(env={**stack_env(amqp_uri, databases), **dev_payments_env(rates_file)}, log_dir=Path(logs))
             stack.start()
             try:
                 report(asyncio.run(run_all(stack, amqp_uri, bare_url)))

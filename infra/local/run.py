@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
 from infra.local.stack import ROOT, Stack
 
 
@@ -58,7 +59,13 @@ def main() -> None:
     load_dotenv(ROOT / ".env")
     os.environ.setdefault("DATA_DIR", str(ROOT / "var" / "data"))
     ensure_broker(os.environ.get("AMQP_URI", "amqp://guest:guest@127.0.0.1:5672/"))
-    stack = Stack(env={}, gateway_port=int(os.environ.get("GATEWAY_PORT", "8000")))
+    env = {}
+    if not any(key.startswith("PAYMENTS_") for key in os.environ):
+        rates_file = ROOT / "var" / "dev-rates.json"
+        keep_dev_rates_fresh(rates_file)
+        env = dev_payments_env(rates_file)
+        print("payments: regtest chains, public test keys, development rates (set PAYMENTS_* to change)", flush=True)
+    stack = Stack(env=env, gateway_port=int(os.environ.get("GATEWAY_PORT", "8000")))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         stack.start()

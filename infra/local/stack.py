@@ -65,7 +65,7 @@ class Stack:
     """The services and the gateway, configured by one environment."""
 
     env: dict[str, str]
-    services: tuple[str, ...] = ("catalog", "accounts", "orders")
+    services: tuple[str, ...] = ("catalog", "accounts", "orders", "payments")
     log_dir: Path | None = None
     gateway_port: int = field(default_factory=free_port)
     processes: dict[str, Process] = field(default_factory=dict)

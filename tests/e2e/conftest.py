@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from infra.local.dev_payments import dev_payments_env, write_dev_rates
 from infra.local.isolation import stack_env, temporary_databases, temporary_vhost
 from infra.local.stack import Stack
 
@@ -17,8 +18,11 @@ from infra.local.stack import Stack
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory):
     log_dir = Path(tmp_path_factory.mktemp("stack-logs"))
+    rates_file = log_dir / "rates.json"
+    write_dev_rates(rates_file)
     with temporary_vhost("kd_e2e") as amqp_uri, temporary_databases(Stack.services, "kd_e2e") as databases:
-        stack = Stack(env={**stack_env(amqp_uri, databases), "GATEWAY_RPC_TIMEOUT_S": "3"}, log_dir=log_dir)
+        env = {**stack_env(amqp_uri, databases), **dev_payments_env(rates_file), "GATEWAY_RPC_TIMEOUT_S": "3"}
+        stack = Stack(env=env, log_dir=log_dir)
         try:
             stack.start()
             yield stack

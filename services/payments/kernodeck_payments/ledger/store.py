@@ -1,0 +1,172 @@
+"""Ledger tables and the statements that move money.
+
+Every function works inside the caller's session; the caller commits. The
+tables are append-only for entries: nothing here updates or deletes one.
+Correct under concurrent workers on PostgreSQL (row locks and unique-index
+waits do the serialising, no read-then-write) and on SQLite (one writer).
+"""
+
+from collections import defaultdict
+from datetime import datetime
+
+from sqlalchemy import BigInteger, CheckConstraint, Index, func, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Column, Field, Session, SQLModel, select
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_kit.db import is_postgres
+from kernodeck_kit.types import UtcDateTime, utcnow
+from kernodeck_payments.ledger import domain
+from kernodeck_payments.ledger.domain import Entry, Reason
+
+
+class LedgerEntryRow(SQLModel, table=True):
+    __tablename__ = "ledger_entries"
+    __table_args__ = (
+        CheckConstraint("amount_cents > 0", name="ck_ledger_entries_amount_positive"),
+        Index("ix_ledger_entries_customer_id_id", "customer_id", "id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    idempotency_key: str = Field(max_length=domain.KEY_MAX, unique=True)
+    debit_account: str = Field(max_length=domain.ACCOUNT_MAX)
+    credit_account: str = Field(max_length=domain.ACCOUNT_MAX)
+    amount_cents: int = Field(sa_column=Column(BigInteger(), nullable=False))
+    reason: str = Field(max_length=32)
+    ref: str = Field(max_length=domain.REF_MAX)
+    customer_id: str | None = Field(default=None, max_length=domain.CUSTOMER_ID_MAX)
+    created_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+
+
+class BalanceRow(SQLModel, table=True):
+    __tablename__ = "balances"
+    __table_args__ = (CheckConstraint("available_cents >= 0", name="ck_balances_available_not_negative"),)
+
+    customer_id: str = Field(primary_key=True, max_length=domain.CUSTOMER_ID_MAX)
+    available_cents: int = Field(sa_column=Column(BigInteger(), nullable=False))
+    updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+
+
+def credit_customer(
+    session: Session, customer_id: str, amount_cents: int, reason: Reason, idempotency_key: str, ref: str
+) -> bool:
+    """Credit the customer's available balance; False (nothing changed) when the key was used already."""
+    entry = domain.customer_credit(customer_id, amount_cents, reason, idempotency_key, ref, utcnow())
+    if not _append(session, entry):
+        return False
+    balances = _insert(session, BalanceRow).values(
+        customer_id=customer_id, available_cents=amount_cents, updated_at=entry.at
+    )
+    session.execute(
+        balances.on_conflict_do_update(
+            index_elements=["customer_id"],
+            set_={
+                "available_cents": BalanceRow.available_cents + balances.excluded.available_cents,
+                "updated_at": balances.excluded.updated_at,
+            },
+        )
+    )
+    return True
+
+
+def debit_customer_for_order(
+    session: Session, customer_id: str, amount_cents: int, order_id: str, idempotency_key: str
+) -> bool:
+    """Pay an order from the balance; False when this key was paid already.
+
+    Raises INSUFFICIENT_BALANCE, leaving no trace, when the balance is short.
+    The entry goes in first: a concurrent duplicate waits on its unique key
+    and then finds it taken, so it never reaches the balance. The savepoint
+    takes the entry back if the balance is short, even when the caller goes
+    on to commit other work.
+    """
+    entry = domain.order_debit(customer_id, amount_cents, order_id, idempotency_key, utcnow())
+    with session.begin_nested():
+        if not _append(session, entry):
+            return False
+        debited = session.execute(
+            update(BalanceRow)
+            .where(BalanceRow.customer_id == customer_id, BalanceRow.available_cents >= amount_cents)
+            .values(available_cents=BalanceRow.available_cents - amount_cents, updated_at=entry.at)
+        ).rowcount
+        if debited != 1:
+            raise ServiceError(ErrorCode.INSUFFICIENT_BALANCE, "the available balance does not cover the order")
+    return True
+
+
+def record_order_payment(session: Session, amount_cents: int, order_id: str, idempotency_key: str) -> bool:
+    """Book an order paid straight by crypto; no balance moves. False when the key was used already."""
+    return _append(session, domain.crypto_order_payment(amount_cents, order_id, idempotency_key, utcnow()))
+
+
+def available_cents(session: Session, customer_id: str) -> int:
+    # A column query, not session.get: the identity map would not see this session's own UPDATEs.
+    balance = session.exec(select(BalanceRow.available_cents).where(BalanceRow.customer_id == customer_id)).first()
+    return balance or 0
+
+
+def list_entries(session: Session, customer_id: str, limit: int = 100) -> list[dict]:
+    """The customer's entries, newest first; `amount_cents` is + for a credit, - for a debit."""
+    account = domain.customer_account(customer_id)
+    rows = session.exec(
+        select(LedgerEntryRow)
+        .where(LedgerEntryRow.customer_id == customer_id)
+        .order_by(LedgerEntryRow.id.desc())
+        .limit(limit)
+    ).all()
+    return [
+        {
+            "amount_cents": row.amount_cents if row.credit_account == account else -row.amount_cents,
+            "reason": row.reason,
+            "ref": row.ref,
+            "at": row.created_at,
+        }
+        for row in rows
+    ]
+
+
+def ledger_invariant_holds(session: Session) -> bool:
+    return not _invariant_violations(session)
+
+
+def assert_invariant(session: Session) -> None:
+    violations = _invariant_violations(session)
+    if violations:
+        raise AssertionError("ledger invariant broken: " + "; ".join(violations))
+
+
+def _invariant_violations(session: Session) -> list[str]:
+    net: dict[str, int] = defaultdict(int)
+    for column, sign in ((LedgerEntryRow.credit_account, 1), (LedgerEntryRow.debit_account, -1)):
+        totals = session.exec(select(column, func.sum(LedgerEntryRow.amount_cents)).group_by(column))
+        for account, total in totals:
+            net[account] += sign * total
+    total = sum(net.values())
+    violations = [f"accounts sum to {total} cents, not 0"] if total else []
+    balances = dict(session.exec(select(BalanceRow.customer_id, BalanceRow.available_cents)).all())
+    customers = set(balances) | {customer for customer in map(domain.customer_of, net) if customer}
+    for customer_id in sorted(customers):
+        booked, held = net.get(domain.customer_account(customer_id), 0), balances.get(customer_id, 0)
+        if held != booked:
+            violations.append(f"{customer_id}: balance {held} != entries {booked}")
+    return violations
+
+
+def _append(session: Session, entry: Entry) -> bool:
+    """Insert the entry unless its idempotency key exists; True when it was inserted."""
+    statement = _insert(session, LedgerEntryRow).values(
+        idempotency_key=entry.idempotency_key,
+        debit_account=entry.debit_account,
+        credit_account=entry.credit_account,
+        amount_cents=entry.amount_cents,
+        reason=entry.reason.value,
+        ref=entry.ref,
+        customer_id=entry.customer_id,
+        created_at=entry.at,
+    )
+    return session.execute(statement.on_conflict_do_nothing(index_elements=["idempotency_key"])).rowcount == 1
+
+
+def _insert(session: Session, table: type[SQLModel]):
+    return (pg_insert if is_postgres(session.get_bind()) else sqlite_insert)(table)
