@@ -5,11 +5,7 @@ Derivation times are the steady state, the account key already parsed and its
 external chain cached; parsing an account key is timed on its own.
 """
 
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "services" / "payments"))
 
 from kernodeck_payments.domain.derivation import derive_deposit_address
 from kernodeck_payments.domain.hd import parse_extended_public_key

@@ -19,6 +19,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_amqp_baseline import bare_amqp_roundtrip
+from bench.bench_payments import confirmed_to_paid, intent_creation
 from bench.measure import line, measure
 from infra.local.dev_payments import dev_payments_env, write_dev_rates
 from infra.local.isolation import stack_env, temporary_databases, temporary_vhost
@@ -71,6 +72,8 @@ async def run_all(stack: Stack, amqp_uri: str, bare_url: str) -> dict:
         results["bare_amqp", c] = await bare_amqp_roundtrip(c, TOTAL[c], url=amqp_uri)
         results["quote", c] = await http_load(stack.url, "/api/v1/quotes", QUOTE, c)
         results["order", c] = await http_load(stack.url, "/api/v1/orders", {**QUOTE, "lots": 1}, c, auth)
+        results["intent", c] = await intent_creation(stack.url, auth, c, TOTAL[c] // 4)
+    results["confirmed_to_paid"] = await confirmed_to_paid(stack.url, auth, amqp_uri, samples=200)
     return results
 
 
@@ -80,6 +83,7 @@ def report(results: dict) -> None:
         "bare_amqp": "bare AMQP request/reply",
         "quote": "POST /api/v1/quotes",
         "order": "POST /api/v1/orders",
+        "intent": "POST /api/v1/orders/{id}/payments",
     }
     for c in (1, 32):
         for key, label in labels.items():
@@ -95,6 +99,14 @@ def report(results: dict) -> None:
     for c in (1, 32):
         ratio = results["quote", c]["requests_per_s"] / results["bare_http", c]["requests_per_s"]
         print(f"quote throughput / bare HTTP throughput at c={c}: {ratio:.2f}")
+    intent_p99 = max(results["intent", c]["p99_ms"] for c in (1, 32))
+    print(
+        f"intent creation p99: c=1 {results['intent', 1]['p99_ms']:.1f} ms, c=32 {results['intent', 32]['p99_ms']:.1f} ms (target < 50 ms at c=1): {'met' if results['intent', 1]['p99_ms'] < 50 else 'NOT met'}; worst {intent_p99:.1f} ms"
+    )
+    paid = results["confirmed_to_paid"]
+    print(
+        f"confirmed chain event -> order paid event: p50 {paid['p50_ms']:.1f} ms  p99 {paid['p99_ms']:.1f} ms over {paid['samples']} orders (target p99 < 200 ms): {'met' if paid['p99_ms'] < 200 else 'NOT met'}"
+    )
 
 
 def main() -> None:

@@ -1,0 +1,89 @@
+"""Payment intents through the gateway, and the time from a confirmed transfer to the order's paid event.
+
+Imported by bench/run.py, which starts the stack; `confirmed_to_paid` speaks
+to the broker directly: it publishes the watcher's `transfer_confirmed`
+exactly as a watcher would and waits for orders' `order_status_changed`.
+"""
+
+import asyncio
+import json
+import statistics
+import time
+import uuid
+from datetime import UTC, datetime
+
+import aio_pika
+import httpx
+
+from bench.measure import measure
+
+ORDER = {"model": "rtx4090", "duration_days": 3, "lots": 1, "preparation": "ubuntu"}
+
+
+async def intent_creation(url: str, auth: dict, concurrency: int, total: int) -> dict:
+    """POST /api/v1/orders/{id}/payments (BTC on bitcoin: derivation included), one fresh order per call."""
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=url, limits=limits, headers=auth, timeout=30) as client:
+        order_ids = [
+            (await client.post("/api/v1/orders", json=ORDER)).json()["id"] for _ in range(total + 100)
+        ]  # 100 more for the warm-up
+
+        async def call(i: int) -> None:
+            response = await client.post(
+                f"/api/v1/orders/{order_ids[i]}/payments", json={"asset": "BTC", "network": "bitcoin"}
+            )
+            if response.status_code != 201:
+                raise RuntimeError(f"intent: {response.status_code} {response.text}")
+
+        return await measure(call, concurrency, total)
+
+
+async def confirmed_to_paid(url: str, auth: dict, amqp_uri: str, samples: int) -> dict:
+    """Milliseconds from publishing `transfer_confirmed` to receiving the order's `paid` event."""
+    connection = await aio_pika.connect(amqp_uri)
+    async with connection, httpx.AsyncClient(base_url=url, headers=auth, timeout=30) as client:
+        channel = await connection.channel()
+        chain = await channel.declare_exchange("chain.events", aio_pika.ExchangeType.TOPIC, durable=True)
+        orders = await channel.declare_exchange("orders.events", aio_pika.ExchangeType.TOPIC, durable=True)
+        queue = await channel.declare_queue(exclusive=True, auto_delete=True)
+        await queue.bind(orders, "order_status_changed")
+        paid: dict[str, asyncio.Future] = {}
+
+        async def on_status(message: aio_pika.abc.AbstractIncomingMessage) -> None:
+            body = json.loads(message.body)
+            future = paid.get(body["order_id"])
+            if body["status"] == "paid" and future is not None and not future.done():
+                future.set_result(time.perf_counter())
+
+        await queue.consume(on_status, no_ack=True)
+        latencies = []
+        for n in range(samples):
+            order = (await client.post("/api/v1/orders", json=ORDER)).json()
+            payment = (
+                await client.post(f"/api/v1/orders/{order['id']}/payments", json={"asset": "BTC", "network": "bitcoin"})
+            ).json()
+            paid[order["id"]] = asyncio.get_running_loop().create_future()
+            event = {
+                "version": 1,
+                "event_id": uuid.uuid4().hex,
+                "occurred_at": datetime.now(UTC).isoformat(),
+                "network": "bitcoin",
+                "txid": uuid.uuid4().hex * 2,
+                "index": 0,
+                "address": payment["address"],
+                "token": None,
+                "amount": int(payment["amount_base_units"]),
+                "block_height": 1000 + n,
+                "block_hash": uuid.uuid4().hex * 2,
+                "confirmations": 100,  # past any network's requirement
+                "sequence": n + 1,
+            }
+            started = time.perf_counter()
+            await chain.publish(
+                aio_pika.Message(json.dumps(event).encode(), content_type="application/json"),
+                routing_key="transfer_confirmed",
+            )
+            done = await asyncio.wait_for(paid[order["id"]], timeout=10)
+            latencies.append(done - started)
+    percentiles = statistics.quantiles(latencies, n=100, method="inclusive")
+    return {"samples": samples, "p50_ms": percentiles[49] * 1000, "p99_ms": percentiles[98] * 1000}
