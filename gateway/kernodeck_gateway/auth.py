@@ -62,6 +62,15 @@ async def current_caller(request: Request, rpc: Rpc) -> Caller:
 CurrentCaller = Annotated[Caller, Depends(current_caller)]
 
 
+async def current_operator(caller: CurrentCaller) -> Caller:
+    if not caller.account["is_operator"]:
+        raise Problem(403, "forbidden", "this is for operators only")
+    return caller
+
+
+CurrentOperator = Annotated[Caller, Depends(current_operator)]
+
+
 def client_address(request: Request) -> str:
     if request.app.state.settings.trust_forwarded_for:
         forwarded = request.headers.get("x-forwarded-for", "")

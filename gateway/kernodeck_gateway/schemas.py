@@ -1,8 +1,12 @@
 """Request bodies (unknown fields refused) and the presenters of responses."""
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from typing import Annotated, Literal
 
-from kernodeck_contracts.money import format_usd
+from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
+
+from kernodeck_contracts.money import format_usd, parse_usd
+
+TOPUP_AMOUNTS_USD_CENTS = frozenset({100_00, 500_00, 2000_00, 10000_00})
 
 
 class Body(BaseModel):
@@ -26,6 +30,36 @@ class NewAccount(Body):
 class Credentials(Body):
     email: StrictStr
     password: StrictStr
+
+
+def _topup_amount(cents: int) -> int:
+    if cents not in TOPUP_AMOUNTS_USD_CENTS:
+        raise ValueError("a top-up is 100, 500, 2000 or 10000 USD")
+    return cents
+
+
+# A USD decimal string in the request, integer cents once validated; the
+# OpenAPI schema still shows the string.
+UsdCents = Annotated[StrictStr, AfterValidator(parse_usd)]
+
+
+class PaymentMethodChoice(Body):
+    asset: StrictStr
+    network: StrictStr
+
+
+class NewTopup(PaymentMethodChoice):
+    amount_usd: Annotated[UsdCents, AfterValidator(_topup_amount)]
+
+
+class ReviewResolution(Body):
+    decision: Literal["credit_to_balance", "refunded_off_system", "dismissed"]
+    amount_usd: UsdCents | None = None
+    note: StrictStr
+
+
+class MethodSwitch(Body):
+    enabled: StrictBool
 
 
 def present_account(account: dict) -> dict:
@@ -61,7 +95,7 @@ def present_model(model: dict) -> dict:
     }
 
 
-def present_order(order: dict) -> dict:
+def present_order(order: dict, payments: list[dict]) -> dict:
     return {
         "id": order["id"],
         "status": order["status"],
@@ -69,7 +103,106 @@ def present_order(order: dict) -> dict:
         "created_at": order["created_at"],
         "updated_at": order["updated_at"],
         "timeline": order["timeline"],
-        "payments": order.get("payments", []),
+        "payments": [present_payment(p) for p in payments],
         "rental": order.get("rental"),
         "access": order.get("access"),
+    }
+
+
+def format_base_units(amount: int, decimals: int) -> str:
+    """Exact decimal text in whole units, without exponent or trailing zeros:
+    (123456, 8) -> "0.00123456", (10**18, 18) -> "1"."""
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+        raise ValueError(f"not a base-unit amount: {amount!r}")
+    whole, fraction = divmod(amount, 10**decimals)
+    if fraction == 0:
+        return str(whole)
+    return f"{whole}.{fraction:0{decimals}d}".rstrip("0")
+
+
+def format_signed_usd(cents: int) -> str:
+    """-10000 -> "-100.00"; credits have no sign."""
+    return f"-{format_usd(-cents)}" if cents < 0 else format_usd(cents)
+
+
+def present_method(method: dict) -> dict:
+    return {k: method[k] for k in ("asset", "network", "available", "reason")}
+
+
+def present_payment(payment: dict) -> dict:
+    decimals = payment["decimals"]
+    reference = "order_id" if payment["purpose"] == "order" else "topup_id"
+    return {
+        "id": payment["id"],
+        "purpose": payment["purpose"],
+        reference: payment[reference],
+        "asset": payment["asset"],
+        "network": payment["network"],
+        "address": payment["address"],
+        "amount": format_base_units(payment["amount_base_units"], decimals),
+        "amount_base_units": str(payment["amount_base_units"]),
+        "amount_usd": format_usd(payment["amount_usd_cents"]),
+        "rate": payment["rate"],
+        "uri": payment["uri"],
+        "expires_at": payment["expires_at"],
+        "status": payment["status"],
+        "reported_at": payment["reported_at"],
+        "received": {
+            "amount": format_base_units(payment["received_base_units"], decimals),
+            "confirmed_amount": format_base_units(payment["confirmed_base_units"], decimals),
+        },
+        "transfers": [
+            {
+                "txid": transfer["txid"],
+                "amount": format_base_units(transfer["amount_base_units"], decimals),
+                "confirmations": transfer["confirmations"],
+                "required_confirmations": payment["required_confirmations"],
+                "status": transfer["state"],
+            }
+            for transfer in payment["transfers"]
+        ],
+    }
+
+
+def present_topup(topup: dict) -> dict:
+    return {
+        "id": topup["id"],
+        "amount_usd": format_usd(topup["amount_usd_cents"]),
+        "status": topup["status"],
+        "payment": present_payment(topup["payment"]),
+    }
+
+
+def present_balance(balance: dict) -> dict:
+    return {
+        "available_usd": format_usd(balance["available_usd_cents"]),
+        "pending_usd": format_usd(balance["pending_usd_cents"]),
+    }
+
+
+def present_ledger_entry(entry: dict) -> dict:
+    return {
+        "at": entry["at"],
+        "amount_usd": format_signed_usd(entry["amount_usd_cents"]),
+        "reason": entry["reason"],
+        "ref": entry["ref"],
+    }
+
+
+def present_review(review: dict) -> dict:
+    cents = review["amount_usd_cents"]
+    return {
+        "id": review["id"],
+        "reason": review["reason"],
+        "status": review["status"],
+        "payment_id": review["payment_id"],
+        "account_id": review["account_id"],
+        "transfer_key": review["transfer_key"],
+        "decision": review["decision"],
+        "amount_usd": None if cents is None else format_usd(cents),
+        "note": review["note"],
+        "created_at": review["created_at"],
+        "resolved_at": review["resolved_at"],
+        "resolved_by": review["resolved_by"],
+        "audit": review["audit"],
     }

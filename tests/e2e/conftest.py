@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from infra.local.dev_payments import dev_payments_env, write_dev_rates
+from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
 from infra.local.isolation import stack_env, temporary_databases, temporary_vhost
 from infra.local.stack import Stack
 
@@ -19,7 +19,7 @@ from infra.local.stack import Stack
 def stack(tmp_path_factory):
     log_dir = Path(tmp_path_factory.mktemp("stack-logs"))
     rates_file = log_dir / "rates.json"
-    write_dev_rates(rates_file)
+    fresh_rates = keep_dev_rates_fresh(rates_file)
     with temporary_vhost("kd_e2e") as amqp_uri, temporary_databases(Stack.services, "kd_e2e") as databases:
         env = {**stack_env(amqp_uri, databases), **dev_payments_env(rates_file), "GATEWAY_RPC_TIMEOUT_S": "3"}
         stack = Stack(env=env, log_dir=log_dir)
@@ -27,6 +27,7 @@ def stack(tmp_path_factory):
             stack.start()
             yield stack
         finally:
+            fresh_rates.set()
             stack.stop()
             for log in sorted(log_dir.glob("*.log")):
                 if b'"level": "ERROR"' in log.read_bytes():
@@ -59,3 +60,14 @@ def new_customer(client: httpx.Client, password: str = "correct horse battery st
 @pytest.fixture
 def customer(client):
     return new_customer(client)
+
+
+def assert_problem(response, status: int, code: str, field: str | None = None) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body = response.json()
+    assert {"type", "title", "status", "detail", "code", "errors"} <= set(body)
+    assert (body["status"], body["code"]) == (status, code)
+    if field:
+        assert field in {e["field"] for e in body["errors"]}
+    return body

@@ -4,20 +4,9 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import new_customer
+from tests.e2e.conftest import assert_problem, new_customer
 
 VALID = {"model": "h100", "duration_days": 7, "lots": 1, "preparation": "ubuntu"}
-
-
-def assert_problem(response, status: int, code: str, field: str | None = None) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body = response.json()
-    assert {"type", "title", "status", "detail", "code", "errors"} <= set(body)
-    assert (body["status"], body["code"]) == (status, code)
-    if field:
-        assert field in {e["field"] for e in body["errors"]}
-    return body
 
 
 @pytest.mark.parametrize("path", ["/api/v1/quotes", "/api/v1/orders"])

@@ -9,7 +9,7 @@ def test_liveness_and_readiness(client):
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert set(ready.json()["services"]) == {"catalog", "accounts", "orders"}
+    assert set(ready.json()["services"]) == {"catalog", "accounts", "orders", "payments"}
 
 
 def test_openapi_is_served_with_the_contract_paths(client):
@@ -33,7 +33,7 @@ def test_gateway_metrics_count_requests_by_route(client):
 
 def test_each_service_exports_metrics(stack, client):
     client.get("/readyz")
-    for name in ("catalog", "accounts", "orders"):
+    for name in ("catalog", "accounts", "orders", "payments"):
         port = stack.processes[name].env[f"{name.upper()}_METRICS_PORT"]
         text = httpx.get(f"http://127.0.0.1:{port}/metrics").text
         counts = [line for line in text.splitlines() if line.startswith("kernodeck_entrypoint_seconds_count{")]

@@ -1,9 +1,23 @@
+import asyncio
+
 from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
-from kernodeck_gateway.schemas import OrderConfiguration, present_order
+from kernodeck_gateway.rpc import RpcClient
+from kernodeck_gateway.schemas import OrderConfiguration, PaymentMethodChoice, present_order, present_payment
 
 router = APIRouter(prefix="/api/v1/orders", tags=["orders"])
+
+PAID_POLL_INTERVAL_S = 0.02
+PAID_POLL_TIMEOUT_S = 2.0
+
+
+# An order is shown with its payments or not at all: when payments does not
+# answer, the call raises and the customer gets a 503. An order shown
+# "awaiting_payment" without the transfer already seen would invite the
+# customer to pay a second time.
+async def with_payments(rpc: RpcClient, account_id: str, order: dict) -> dict:
+    return present_order(order, await rpc.call("payments", "list_order_payments", account_id, order["id"]))
 
 
 @router.post("", status_code=201)
@@ -11,19 +25,44 @@ async def create_order(body: OrderConfiguration, caller: CurrentCaller, rpc: Rpc
     order = await rpc.call(
         "orders", "create_order", caller.account_id, body.model, body.duration_days, body.lots, body.preparation
     )
-    return present_order(order)
+    return present_order(order, payments=[])  # nothing can have paid an order created just now
 
 
 @router.get("")
 async def list_orders(caller: CurrentCaller, rpc: Rpc) -> list[dict]:
-    return [present_order(o) for o in await rpc.call("orders", "list_orders", caller.account_id)]
+    orders = await rpc.call("orders", "list_orders", caller.account_id)
+    payments = await rpc.call("payments", "list_payments_for_orders", caller.account_id, [o["id"] for o in orders])
+    return [present_order(order, payments[order["id"]]) for order in orders]
 
 
 @router.get("/{order_id}")
 async def get_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
-    return present_order(await rpc.call("orders", "get_order", caller.account_id, order_id))
+    order = await rpc.call("orders", "get_order", caller.account_id, order_id)
+    return await with_payments(rpc, caller.account_id, order)
 
 
 @router.post("/{order_id}/cancel")
 async def cancel_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
-    return present_order(await rpc.call("orders", "cancel_order", caller.account_id, order_id))
+    # Payments first: if it is down, the 503 comes before anything is cancelled.
+    payments = await rpc.call("payments", "list_order_payments", caller.account_id, order_id)
+    return present_order(await rpc.call("orders", "cancel_order", caller.account_id, order_id), payments)
+
+
+@router.post("/{order_id}/payments", status_code=201)
+async def create_order_payment(order_id: str, body: PaymentMethodChoice, caller: CurrentCaller, rpc: Rpc) -> dict:
+    payment = await rpc.call("payments", "create_order_payment", caller.account_id, order_id, body.asset, body.network)
+    return present_payment(payment)
+
+
+@router.post("/{order_id}/pay-with-balance")
+async def pay_with_balance(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
+    await rpc.call("payments", "pay_with_balance", caller.account_id, order_id)
+    # The debit is done; orders learns of it from an event. Wait briefly for
+    # the order to turn paid, and answer with it as it is either way.
+    clock = asyncio.get_running_loop()
+    deadline = clock.time() + PAID_POLL_TIMEOUT_S
+    while True:
+        order = await rpc.call("orders", "get_order", caller.account_id, order_id)
+        if order["status"] != "awaiting_payment" or clock.time() >= deadline:
+            return await with_payments(rpc, caller.account_id, order)
+        await asyncio.sleep(PAID_POLL_INTERVAL_S)

@@ -2,12 +2,12 @@
 
 import re
 
-_USD = re.compile(r"^(0|[1-9]\d{0,11})(?:\.(\d{1,2}))?$")
+_USD = re.compile(r"(0|[1-9]\d{0,11})(?:\.(\d{1,2}))?")
 
 
 def parse_usd(text: str) -> int:
     """ "1234.5" -> 123450. Refuses signs, exponents, more than two decimals."""
-    match = _USD.match(text) if isinstance(text, str) else None
+    match = _USD.fullmatch(text) if isinstance(text, str) else None
     if match is None:
         raise ValueError(f"not a USD amount: {text!r}")
     whole, frac = match.groups()

@@ -11,7 +11,7 @@ def test_parse_usd(text, cents):
     assert parse_usd(text) == cents
 
 
-@pytest.mark.parametrize("text", ["", "-1", "1.234", "1e3", "01", " 1", "1.", ".5", "NaN", 12])
+@pytest.mark.parametrize("text", ["", "-1", "1.234", "1e3", "01", " 1", "1.", ".5", "NaN", 12, "100\n", "1 "])
 def test_parse_usd_refuses(text):
     with pytest.raises(ValueError):
         parse_usd(text)

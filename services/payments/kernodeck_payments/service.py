@@ -106,6 +106,10 @@ class PaymentsService:
         return queries.payments_for(self.db, self.settings, account_id, order_id)
 
     @rpc(expected_exceptions=ServiceError)
+    def list_payments_for_orders(self, account_id, order_ids) -> dict[str, list[dict]]:
+        return queries.payments_for_many(self.db, self.settings, account_id, order_ids)
+
+    @rpc(expected_exceptions=ServiceError)
     def list_topups(self, account_id) -> list[dict]:
         return queries.topups(self.db, self.settings, account_id)
 

@@ -15,6 +15,7 @@ def rfc3339(at: datetime | None) -> str | None:
 
 def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ethereum_chain_id: int) -> dict:
     method = find_method(intent.asset, intent.network)
+    # Another asset sent to this address is not this payment: it waits in the review queue.
     counted = [t for t in transfers if t.token == normalize_token(intent.network, intent.token)]
     live = [t for t in counted if t.state != TransferState.REVERTED]
     chain_id = ethereum_chain_id if intent.network == "ethereum" else None
@@ -47,9 +48,8 @@ def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ether
                 "amount": format_amount(t.amount, method.decimals),
                 "confirmations": t.confirmations,
                 "state": t.state,
-                "counted": t in counted,
             }
-            for t in transfers
+            for t in counted
         ],
         "created_at": rfc3339(intent.created_at),
     }

@@ -24,11 +24,11 @@ def intent_at(session: Session, network: str, address: str) -> PaymentIntent | N
     ).scalar_one_or_none()
 
 
-def intents_for(session: Session, account_id: str, reference_id: str) -> list[PaymentIntent]:
+def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> list[PaymentIntent]:
     return list(
         session.execute(
             select(PaymentIntent)
-            .where(PaymentIntent.account_id == account_id, PaymentIntent.reference_id == reference_id)
+            .where(PaymentIntent.account_id == account_id, PaymentIntent.reference_id.in_(reference_ids))
             .order_by(PaymentIntent.created_at.desc())
         ).scalars()
     )

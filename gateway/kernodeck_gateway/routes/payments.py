@@ -1,0 +1,35 @@
+import io
+
+import segno
+from fastapi import APIRouter, Response
+
+from kernodeck_gateway.auth import CurrentCaller, Rpc
+from kernodeck_gateway.schemas import present_method, present_payment
+
+router = APIRouter(prefix="/api/v1", tags=["payments"])
+
+
+@router.get("/payment-methods")
+async def list_methods(rpc: Rpc) -> list[dict]:
+    return [present_method(m) for m in await rpc.call("payments", "list_methods")]
+
+
+@router.get("/payments/{payment_id}")
+async def get_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
+    return present_payment(await rpc.call("payments", "get_payment", caller.account_id, payment_id))
+
+
+@router.post("/payments/{payment_id}/reported")
+async def report_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
+    return present_payment(await rpc.call("payments", "report_payment", caller.account_id, payment_id))
+
+
+@router.get(
+    "/payments/{payment_id}/qr.svg", response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}}
+)
+async def payment_qr_code(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Response:
+    payment = await rpc.call("payments", "get_payment", caller.account_id, payment_id)
+    svg = io.BytesIO()
+    # make_qr: a plain QR code; segno.make may pick a Micro QR, which wallets do not scan.
+    segno.make_qr(payment["uri"], error="m").save(svg, kind="svg", scale=4)
+    return Response(svg.getvalue(), media_type="image/svg+xml")

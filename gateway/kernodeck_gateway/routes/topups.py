@@ -1,0 +1,17 @@
+from fastapi import APIRouter
+
+from kernodeck_gateway.auth import CurrentCaller, Rpc
+from kernodeck_gateway.schemas import NewTopup, present_topup
+
+router = APIRouter(prefix="/api/v1/topups", tags=["topups"])
+
+
+@router.post("", status_code=201)
+async def create_topup(body: NewTopup, caller: CurrentCaller, rpc: Rpc) -> dict:
+    topup = await rpc.call("payments", "create_topup", caller.account_id, body.amount_usd, body.asset, body.network)
+    return present_topup(topup)
+
+
+@router.get("")
+async def list_topups(caller: CurrentCaller, rpc: Rpc) -> list[dict]:
+    return [present_topup(t) for t in await rpc.call("payments", "list_topups", caller.account_id)]

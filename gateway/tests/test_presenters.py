@@ -1,0 +1,197 @@
+"""Presenters and request bodies, without a broker: exact amounts, strict top-up amounts."""
+
+import pytest
+from pydantic import ValidationError
+
+from kernodeck_gateway.schemas import (
+    NewTopup,
+    ReviewResolution,
+    format_base_units,
+    format_signed_usd,
+    present_balance,
+    present_ledger_entry,
+    present_order,
+    present_payment,
+    present_topup,
+)
+
+WEI = 10**18
+
+
+@pytest.mark.parametrize(
+    ("amount", "decimals", "text"),
+    [
+        (123456, 8, "0.00123456"),  # satoshi
+        (100_000_000, 8, "1"),
+        (2_100_000_000_000_000, 8, "21000000"),
+        (150_000_000, 8, "1.5"),
+        (1, 18, "0.000000000000000001"),  # one wei
+        (10**22, 18, "10000"),
+        (10**22 + 1, 18, "10000.000000000000000001"),
+        (32_500_000_000_000_000, 18, "0.0325"),
+        (1, 6, "0.000001"),  # USDT, USDC, TRX
+        (100_000_000, 6, "100"),
+        (1, 9, "0.000000001"),  # lamport
+        (1_234_567_891, 9, "1.234567891"),
+        (0, 8, "0"),
+    ],
+)
+def test_base_units_become_exact_whole_units(amount, decimals, text):
+    assert format_base_units(amount, decimals) == text
+
+
+@pytest.mark.parametrize("amount", [-1, 1.5, True, "100"])
+def test_base_units_must_be_a_non_negative_int(amount):
+    with pytest.raises(ValueError):
+        format_base_units(amount, 8)
+
+
+@pytest.mark.parametrize(("cents", "text"), [(-10000, "-100.00"), (-1, "-0.01"), (0, "0.00"), (12345, "123.45")])
+def test_ledger_amounts_are_signed(cents, text):
+    assert format_signed_usd(cents) == text
+    entry = {"at": "2025-01-01T00:00:00Z", "amount_usd_cents": cents, "reason": "topup", "ref": "t1"}
+    assert present_ledger_entry(entry) == {"at": entry["at"], "amount_usd": text, "reason": "topup", "ref": "t1"}
+
+
+TOPUP = {"asset": "BTC", "network": "bitcoin"}
+
+
+@pytest.mark.parametrize(
+    ("text", "cents"),
+    [("100", 10000), ("500", 50000), ("2000", 200000), ("10000", 1000000), ("100.00", 10000), ("100.0", 10000)],
+)
+def test_the_four_topup_amounts_are_accepted(text, cents):
+    assert NewTopup.model_validate({**TOPUP, "amount_usd": text}).amount_usd == cents
+
+
+@pytest.mark.parametrize(
+    "amount", ["150", "99.99", "100.01", "0", "-100", "1e2", "", " 100", "100.000", "10,000", 100, 100.0, -100, None]
+)
+def test_any_other_topup_amount_is_refused_on_amount_usd(amount):
+    with pytest.raises(ValidationError) as refused:
+        NewTopup.model_validate({**TOPUP, "amount_usd": amount})
+    assert [e["loc"] for e in refused.value.errors()] == [("amount_usd",)]
+
+
+def test_a_topup_body_refuses_unknown_fields():
+    with pytest.raises(ValidationError) as refused:
+        NewTopup.model_validate({**TOPUP, "amount_usd": "100", "account_id": "someone"})
+    assert [e["loc"] for e in refused.value.errors()] == [("account_id",)]
+
+
+def test_a_review_resolution_takes_an_optional_usd_amount():
+    assert ReviewResolution.model_validate({"decision": "dismissed", "note": "spam"}).amount_usd is None
+    credited = ReviewResolution.model_validate({"decision": "credit_to_balance", "amount_usd": "12.34", "note": "ok"})
+    assert credited.amount_usd == 1234
+    with pytest.raises(ValidationError):
+        ReviewResolution.model_validate({"decision": "credit_to_balance", "amount_usd": 12.34, "note": "ok"})
+    with pytest.raises(ValidationError):
+        ReviewResolution.model_validate({"decision": "approve", "note": "ok"})
+
+
+def payment(**changes) -> dict:
+    return {
+        "id": "p1",
+        "purpose": "order",
+        "order_id": "o1",
+        "topup_id": None,
+        "account_id": "a1",
+        "asset": "ETH",
+        "network": "ethereum",
+        "decimals": 18,
+        "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+        "amount_base_units": 32_500_000_000_000_000,
+        "amount": "0.0325",
+        "amount_usd_cents": 10000,
+        "rate": "3076.92",
+        "uri": "ethereum:0x52908400098527886E0F7030069857D2E4169EE7?value=32500000000000000",
+        "expires_at": "2025-01-01T01:00:00Z",
+        "status": "confirming",
+        "reported_at": None,
+        "received_base_units": 32_500_000_000_000_001,
+        "confirmed_base_units": 1,
+        "required_confirmations": 12,
+        "transfers": [
+            {
+                "txid": "0xabc",
+                "index": 0,
+                "amount_base_units": 32_500_000_000_000_001,
+                "amount": "0.032500000000000001",
+                "confirmations": 3,
+                "state": "confirming",
+            }
+        ],
+        "created_at": "2025-01-01T00:00:00Z",
+        **changes,
+    }
+
+
+def test_a_payment_shows_amounts_as_strings_and_only_its_own_reference():
+    assert present_payment(payment()) == {
+        "id": "p1",
+        "purpose": "order",
+        "order_id": "o1",
+        "asset": "ETH",
+        "network": "ethereum",
+        "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+        "amount": "0.0325",
+        "amount_base_units": "32500000000000000",
+        "amount_usd": "100.00",
+        "rate": "3076.92",
+        "uri": "ethereum:0x52908400098527886E0F7030069857D2E4169EE7?value=32500000000000000",
+        "expires_at": "2025-01-01T01:00:00Z",
+        "status": "confirming",
+        "reported_at": None,
+        "received": {"amount": "0.032500000000000001", "confirmed_amount": "0.000000000000000001"},
+        "transfers": [
+            {
+                "txid": "0xabc",
+                "amount": "0.032500000000000001",
+                "confirmations": 3,
+                "required_confirmations": 12,
+                "status": "confirming",
+            }
+        ],
+    }
+
+
+def test_a_topup_shows_its_payment_with_the_topup_reference():
+    topup_payment = payment(purpose="topup", order_id=None, topup_id="t1", transfers=[])
+    shown = present_topup({"id": "t1", "amount_usd_cents": 50000, "status": "pending", "payment": topup_payment})
+    assert shown["amount_usd"] == "500.00"
+    assert shown["payment"]["topup_id"] == "t1"
+    assert "order_id" not in shown["payment"]
+
+
+def test_balance_in_dollars():
+    assert present_balance({"available_usd_cents": 0, "pending_usd_cents": 10000}) == {
+        "available_usd": "0.00",
+        "pending_usd": "100.00",
+    }
+
+
+def test_an_order_shows_its_payments():
+    order = {
+        "id": "o1",
+        "account_id": "a1",
+        "status": "awaiting_payment",
+        "summary": {
+            "model": "h100",
+            "model_name": "H100",
+            "backend": "cuda",
+            "duration_days": 7,
+            "lots": 1,
+            "gpus_per_lot": 8,
+            "total_gpus": 8,
+            "preparation": "ubuntu",
+            "lot_price_usd_cents": 10000,
+            "total_usd_cents": 10000,
+        },
+        "created_at": "2025-01-01T00:00:00Z",
+        "updated_at": "2025-01-01T00:00:00Z",
+        "timeline": [],
+        "rental": None,
+        "access": None,
+    }
+    assert present_order(order, [payment()])["payments"] == [present_payment(payment())]
+    assert present_order(order, [])["payments"] == []
