@@ -19,16 +19,20 @@ class Database(DependencyProvider):
     """Gives workers the service's `Store` and runs the outbox relay.
 
     Reads DATABASE_URL, AMQP_URI and OUTBOX_RELAY_INTERVAL_S from the nameko
-    config that the runner (or a test) builds.
+    config that the runner (or a test) builds. Events leave under the service's
+    name unless `source` names another (every chain watcher speaks as "chain").
     """
+
+    def __init__(self, source: str | None = None):
+        self.source = source
 
     def setup(self):
         config = self.container.config
         self.engine = make_engine(config["DATABASE_URL"])
         self.interval = float(config.get("OUTBOX_RELAY_INTERVAL_S", 2.0))
-        service = self.container.service_name
-        self.relay = OutboxRelay(self.engine, service, amqp_publisher(config["AMQP_URI"]))
-        self.store = Store(self.engine, service, self.relay)
+        source = self.source or self.container.service_name
+        self.relay = OutboxRelay(self.engine, source, amqp_publisher(config["AMQP_URI"]))
+        self.store = Store(self.engine, source, self.relay)
         self._stopped = GreenEvent()
 
     def start(self):

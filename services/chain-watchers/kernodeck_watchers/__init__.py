@@ -1,0 +1,1 @@
+"""Chain watchers: one process per network, reading the network's own node API."""

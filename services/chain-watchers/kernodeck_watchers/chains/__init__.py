@@ -1,0 +1,1 @@
+"""One client per network, each behind the same small interface (chains.base)."""

@@ -1,0 +1,67 @@
+"""What the watcher core needs from a network's node, whatever the network.
+
+A client speaks only the network's standard API (Bitcoin Core JSON-RPC,
+Ethereum JSON-RPC, the Tron full-node HTTP API, Solana JSON-RPC), so the same
+code runs against regtest nodes, test doubles and mainnet. Amounts are base
+units (int); `token` is the contract (Solana: the mint) or None for the
+network's own coin. Matching a block against the watched addresses is a
+hash lookup per output or log (`Watched.get`), never a loop over addresses.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class BlockRef:
+    height: int
+    hash: str
+    parent_hash: str
+    time: int  # block timestamp, seconds since the epoch
+
+
+@dataclass(frozen=True)
+class SeenTransfer:
+    txid: str
+    index: int  # output index (UTXO), log index (tokens), 0 for a native account transfer
+    address: str
+    token: str | None
+    amount: int
+
+
+class Watched(Protocol):
+    """The watched addresses, as the client spells them (checksummed, base58...)."""
+
+    def __contains__(self, address: str) -> bool: ...
+
+
+class NodeError(Exception):
+    """The node did not answer, or answered with an error: the watcher backs off and reports lag."""
+
+
+class ChainClient(Protocol):
+    network: str
+
+    def normalize(self, address: str) -> str:
+        """The one spelling of an address used for matching (Ethereum: lowercase hex)."""
+
+    def tip(self) -> BlockRef:
+        """The newest block the node has (for Tron and Solana: the newest the chosen commitment allows)."""
+
+    def block(self, height: int) -> BlockRef:
+        """The block at `height` on the node's best chain."""
+
+    def transfers_in_block(self, block: BlockRef, watched: Watched, tokens: Mapping[str, str]) -> list[SeenTransfer]:
+        """Every transfer in `block` to a watched address: native coin, and tokens whose contract is in `tokens`.
+
+        `tokens` maps contract -> symbol for the configured token contracts; a
+        token transfer from any other contract to a watched address is still
+        returned (with its contract), so that payments records it as unknown.
+        """
+
+    def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
+        """Transfers to watched addresses not yet in a block (mempool); [] where the network has none to show."""
+
+    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        """A targeted look at one address ("J'ai payé"): recent transfers with their block height (None: pending)."""
