@@ -3,13 +3,13 @@
 import time
 from dataclasses import asdict
 
-from nameko.events import event_handler
 from nameko.rpc import rpc
 
 from kernodeck_catalog.domain import DURATIONS_DAYS, MAX_LOTS, MIN_LOTS, Catalog
 from kernodeck_catalog.store import load_catalog, set_available_lots
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import CapacityChanged
+from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
 
 # Replicas each keep a copy; capacity events reach one replica, so the copy
@@ -55,7 +55,7 @@ class CatalogService:
     def quote(self, model, duration_days, lots, preparation) -> dict:
         return asdict(self._catalog().quote(model, duration_days, lots, preparation))
 
-    @event_handler(CapacityChanged.source, CapacityChanged.type)
+    @consumer(CapacityChanged.source, CapacityChanged.type)
     def on_capacity_changed(self, payload: dict) -> None:
         event = CapacityChanged.from_message(payload)
         with self.db.consume("capacity", event) as tx:

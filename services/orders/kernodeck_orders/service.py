@@ -5,11 +5,11 @@ from datetime import datetime, timedelta
 from uuid import uuid4
 
 from nameko.dependency_providers import Config
-from nameko.events import event_handler
 from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import PaymentRefused, PaymentReported, PaymentSettled
+from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.rpc_errors import call_service
@@ -104,7 +104,7 @@ class OrdersService:
         log.info("unpaid order cancelled", extra={"order_id": order_id})
         return True
 
-    @event_handler(PaymentSettled.source, PaymentSettled.type)
+    @consumer(PaymentSettled.source, PaymentSettled.type)
     def on_payment_settled(self, payload) -> None:
         """A settled payment makes its order paid; one the order cannot take goes back as refused."""
         event = PaymentSettled.from_message(payload)
@@ -120,7 +120,7 @@ class OrdersService:
                 previous = order.status
                 _record(tx, order, previous, transition(order, OrderStatus.PAID, utcnow(), f"paid: {event.method}"))
 
-    @event_handler(PaymentReported.source, PaymentReported.type)
+    @consumer(PaymentReported.source, PaymentReported.type)
     def on_payment_reported(self, payload) -> None:
         event = PaymentReported.from_message(payload)
         if event.order_id is None:

@@ -3,11 +3,11 @@
 import logging
 from uuid import uuid4
 
-from nameko.events import event_handler
 from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import (
+    BalanceCredited,
     ChainTransfer,
     PaymentRefused,
     PaymentReported,
@@ -18,6 +18,7 @@ from kernodeck_contracts.events import (
     TransferSeen,
     WatcherStatus,
 )
+from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
@@ -28,14 +29,18 @@ from kernodeck_payments.config import RATE_REFRESH_KEY, SWEEP_KEY
 from kernodeck_payments.dependencies import RateSources, Settings
 from kernodeck_payments.domain.intents import Purpose, TransferState
 from kernodeck_payments.domain.methods import METHODS, find_method
-from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import open_intent
 from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.ledger.store import available_cents, debit_customer_for_order, list_entries
+from kernodeck_payments.ledger.store import (
+    available_cents,
+    debit_customer_for_order,
+    list_entries,
+    refund_refused_payment,
+)
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
-from kernodeck_payments.settlement import credit_balance, reconcile_intent, record_transfer
+from kernodeck_payments.settlement import reconcile_intent, record_transfer
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.intents import due_for_reconciliation, get_intent, pending_topup_cents
 from kernodeck_payments.store.tables import Topup, WatcherReport
@@ -200,20 +205,20 @@ class PaymentsService:
     def watched_addresses(self, network) -> list[dict]:
         return queries.watched(self.db, network, utcnow())
 
-    @event_handler(TransferSeen.source, TransferSeen.type)
+    @consumer(TransferSeen.source, TransferSeen.type)
     def on_transfer_seen(self, payload):
         event = TransferSeen.from_message(payload)
         self._on_transfer(event, TransferState.SEEN if event.block_height is None else TransferState.CONFIRMING)
 
-    @event_handler(TransferConfirmations.source, TransferConfirmations.type)
+    @consumer(TransferConfirmations.source, TransferConfirmations.type)
     def on_transfer_confirmations(self, payload):
         self._on_transfer(TransferConfirmations.from_message(payload), TransferState.CONFIRMING)
 
-    @event_handler(TransferConfirmed.source, TransferConfirmed.type)
+    @consumer(TransferConfirmed.source, TransferConfirmed.type)
     def on_transfer_confirmed(self, payload):
         self._on_transfer(TransferConfirmed.from_message(payload), TransferState.CONFIRMED)
 
-    @event_handler(TransferReverted.source, TransferReverted.type)
+    @consumer(TransferReverted.source, TransferReverted.type)
     def on_transfer_reverted(self, payload):
         self._on_transfer(TransferReverted.from_message(payload), TransferState.REVERTED)
 
@@ -231,7 +236,7 @@ class PaymentsService:
         rate = current_rates(tx.session, self.settings, now)[find_method(intent.asset, intent.network).rate_symbol]
         reconcile_intent(tx, intent_id, now, rate.price if rate else None)
 
-    @event_handler(WatcherStatus.source, WatcherStatus.type)
+    @consumer(WatcherStatus.source, WatcherStatus.type)
     def on_watcher_status(self, payload):
         event = WatcherStatus.from_message(payload)
         with self.db.transaction() as tx:
@@ -241,14 +246,22 @@ class PaymentsService:
                 row.reported_at = event.occurred_at
                 tx.session.add(row)
 
-    @event_handler(PaymentRefused.source, PaymentRefused.type)
+    @consumer(PaymentRefused.source, PaymentRefused.type)
     def on_payment_refused(self, payload):
         """Orders could not use a settled payment (paid already, cancelled): the money goes to the balance."""
         event = PaymentRefused.from_message(payload)
         with self.db.consume("orders.payment_refused", event) as tx:
-            if tx is not None:
-                credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, f"refused:{event.payment_id}")
-                credit_balance(tx, event.account_id, credit, ref=event.payment_id)
+            key = f"refused:{event.payment_id}"
+            if tx is not None and refund_refused_payment(
+                tx.session, event.account_id, event.amount_usd_cents, event.payment_id, key
+            ):
+                tx.emit(
+                    BalanceCredited(
+                        account_id=event.account_id,
+                        amount_usd_cents=event.amount_usd_cents,
+                        reason=Reason.REFUSED_PAYMENT,
+                    )
+                )
 
     # --- timers ----------------------------------------------------------
 

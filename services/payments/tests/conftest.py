@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
+from sqlmodel import Session
 
 from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.service import CatalogService
@@ -17,7 +18,6 @@ from kernodeck_orders.service import OrdersService
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.ledger.store import assert_invariant
 from kernodeck_payments.service import PaymentsService
-from sqlmodel import Session
 
 # Account keys of the public "abandon ... about" test mnemonic: never for real money.
 TEST_KEYS = {
@@ -112,3 +112,54 @@ def chain(configs):
         return event
 
     return emit
+
+
+# --- Added for the integration tests (test_reconciliation_flow, test_intents, test_balance, test_reviews, ...) ---
+
+
+@pytest.fixture
+def payments_ready(payments):
+    """The payments proxy, once the eager rate refresh at start has stored the rates file's rates."""
+    from services.payments.tests.helpers import wait_until
+
+    wait_until(
+        lambda: all(m["available"] for m in payments.list_methods() if m["network"] != "solana"), what="the rates"
+    )
+    return payments
+
+
+@pytest.fixture
+def watcher(configs):
+    """Chain events with an increasing sequence; `send` waits until payments has handled each one."""
+    from services.payments.tests.helpers import Chain
+
+    return Chain(configs["payments"])
+
+
+@pytest.fixture
+def payments_events(configs):
+    """Every event published on `payments.events` from now on (`of(type)`, `wait_for(type, n)`)."""
+    from services.payments.tests.helpers import EventTap
+
+    tap = EventTap(configs["payments"]["AMQP_URI"])
+    yield tap
+    tap.close()
+
+
+@pytest.fixture
+def payments_db(databases):
+    from services.payments.tests.helpers import PaymentsDb
+
+    db = PaymentsDb(databases["payments"])
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def new_order(orders):
+    """`new_order(account, model="h100", days=3, lots=1)` -> the order as orders.create_order returns it."""
+
+    def create(account_id: str, model: str = "h100", days: int = 3, lots: int = 1) -> dict:
+        return orders.create_order(account_id, model, days, lots, "ubuntu")
+
+    return create

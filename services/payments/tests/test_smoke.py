@@ -1,4 +1,5 @@
 import eventlet
+
 from kernodeck_contracts.events import TransferConfirmed
 
 

@@ -33,7 +33,8 @@ class Reason(StrEnum):
 
 
 REASONS = frozenset(Reason)
-CREDIT_REASONS = REASONS - {Reason.ORDER_PAYMENT}
+# Reasons to credit a balance with money that came in from a chain.
+CREDIT_REASONS = REASONS - {Reason.ORDER_PAYMENT, Reason.REFUSED_PAYMENT}
 
 
 def customer_account(customer_id: str) -> str:
@@ -89,6 +90,21 @@ def order_debit(customer_id: str, amount_cents: int, order_id: str, idempotency_
     """An order paid from the customer's balance."""
     return Entry(
         customer_account(customer_id), SALES_ORDERS, amount_cents, Reason.ORDER_PAYMENT, idempotency_key, order_id, at
+    )
+
+
+def refused_order_payment(
+    customer_id: str, amount_cents: int, payment_id: str, idempotency_key: str, at: datetime
+) -> Entry:
+    """A payment the order could not take (already paid, cancelled): out of sales, back to the customer."""
+    return Entry(
+        SALES_ORDERS,
+        customer_account(customer_id),
+        amount_cents,
+        Reason.REFUSED_PAYMENT,
+        idempotency_key,
+        payment_id,
+        at,
     )
 
 

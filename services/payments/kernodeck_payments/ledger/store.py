@@ -10,15 +10,13 @@ from collections import defaultdict
 from datetime import datetime
 
 from sqlalchemy import BigInteger, CheckConstraint, Index, func, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_kit.db import is_postgres
 from kernodeck_kit.types import UtcDateTime, utcnow
 from kernodeck_payments.ledger import domain
 from kernodeck_payments.ledger.domain import Entry, Reason
+from kernodeck_payments.store.sql import insert_for
 
 
 class LedgerEntryRow(SQLModel, table=True):
@@ -52,11 +50,23 @@ def credit_customer(
     session: Session, customer_id: str, amount_cents: int, reason: Reason, idempotency_key: str, ref: str
 ) -> bool:
     """Credit the customer's available balance; False (nothing changed) when the key was used already."""
-    entry = domain.customer_credit(customer_id, amount_cents, reason, idempotency_key, ref, utcnow())
+    return _credit(session, domain.customer_credit(customer_id, amount_cents, reason, idempotency_key, ref, utcnow()))
+
+
+def refund_refused_payment(
+    session: Session, customer_id: str, amount_cents: int, payment_id: str, idempotency_key: str
+) -> bool:
+    """Give back a payment its order refused, out of the sales it was booked into; False when done already."""
+    return _credit(
+        session, domain.refused_order_payment(customer_id, amount_cents, payment_id, idempotency_key, utcnow())
+    )
+
+
+def _credit(session: Session, entry: Entry) -> bool:
     if not _append(session, entry):
         return False
-    balances = _insert(session, BalanceRow).values(
-        customer_id=customer_id, available_cents=amount_cents, updated_at=entry.at
+    balances = insert_for(session, BalanceRow).values(
+        customer_id=entry.customer_id, available_cents=entry.amount_cents, updated_at=entry.at
     )
     session.execute(
         balances.on_conflict_do_update(
@@ -155,7 +165,7 @@ def _invariant_violations(session: Session) -> list[str]:
 
 def _append(session: Session, entry: Entry) -> bool:
     """Insert the entry unless its idempotency key exists; True when it was inserted."""
-    statement = _insert(session, LedgerEntryRow).values(
+    statement = insert_for(session, LedgerEntryRow).values(
         idempotency_key=entry.idempotency_key,
         debit_account=entry.debit_account,
         credit_account=entry.credit_account,
@@ -166,7 +176,3 @@ def _append(session: Session, entry: Entry) -> bool:
         created_at=entry.at,
     )
     return session.execute(statement.on_conflict_do_nothing(index_elements=["idempotency_key"])).rowcount == 1
-
-
-def _insert(session: Session, table: type[SQLModel]):
-    return (pg_insert if is_postgres(session.get_bind()) else sqlite_insert)(table)

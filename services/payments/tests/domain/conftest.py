@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 from coincurve import PrivateKey
+
 from kernodeck_payments.domain.base58 import b58check_encode
 from kernodeck_payments.domain.hashes import hash160
 

@@ -1,5 +1,6 @@
 import pytest
 from Crypto.PublicKey import ECC
+
 from kernodeck_payments.domain.addresses import (
     eip55_checksum,
     ethereum_address,

@@ -1,4 +1,5 @@
 import pytest
+
 from kernodeck_payments.domain.addresses import (
     ethereum_address,
     is_valid_bitcoin_address,

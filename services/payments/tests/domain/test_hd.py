@@ -1,4 +1,5 @@
 import pytest
+
 from kernodeck_payments.domain import hd
 from kernodeck_payments.domain.base58 import b58check_decode, b58check_encode
 from kernodeck_payments.domain.hd import (
