@@ -44,7 +44,7 @@ from kernodeck_payments.settlement import reconcile_intent, record_transfer
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.intents import due_for_reconciliation, get_intent, pending_topup_cents
 from kernodeck_payments.store.tables import Topup, WatcherReport
-from kernodeck_payments.views import rfc3339, topup_view
+from kernodeck_payments.views import payment_view, rfc3339, topup_view
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class PaymentsService:
                 tx.session.add(row)
             intent = open_intent(tx, self.settings, board, method, purpose, account_id, reference_id, usd_cents, now)
         metrics.INTENTS_OPENED.labels(method.asset, method.network, purpose).inc()
-        return queries.payment(self.db, self.settings, intent.id, account_id)
+        return payment_view(intent, [], self.settings.ethereum_chain_id)  # nothing can have arrived yet
 
     @rpc(expected_exceptions=ServiceError)
     def get_payment(self, account_id, payment_id) -> dict:
