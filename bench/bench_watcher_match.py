@@ -1,0 +1,309 @@
+"""The Bitcoin watcher's matching against 1,000,000 watched addresses, next to fetching and parsing the block.
+
+Run: .venv/bin/python bench/bench_watcher_match.py [--no-node]
+
+Builds the watched set as the active watcher holds it (`WatchedAddresses`)
+and measures its memory: its objects, and the growth of the process's RSS.
+Then, for two blocks of 3,000 transactions and 7,000 outputs, times (median
+of several runs):
+  - fetch+parse: the watcher's own JSON-RPC client (`JsonRpc.call("getblock", hash, 2)`, Decimal amounts);
+  - parse: `json.loads(..., parse_float=Decimal)` of the same body;
+  - match: `chains.utxo.match` of the freshly parsed transactions against the watched set,
+    and apart the least any matcher must do: read each output's address.
+The blocks: a synthetic mainnet block in the node's verbosity-2 JSON shape
+(P2WPKH, P2TR, P2PKH, P2SH and OP_RETURN outputs, witnesses, each
+transaction's hex) served from a local HTTP server, so its fetch costs
+next to nothing; and, unless --no-node, a real block mined by a regtest
+Bitcoin node (infra/devnet) and fetched from it.
+Targets: matching under 10% of fetch+parse; the watched set under 300 MB.
+"""
+
+import base64
+import gc
+import json
+import os
+import random
+import statistics
+import sys
+import threading
+import time
+import urllib.request
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from infra.devnet.nodes import BitcoinNode
+from kernodeck_payments.domain.bech32 import encode_segwit_address
+from kernodeck_watchers.chains.jsonrpc import JsonRpc
+from kernodeck_watchers.chains.utxo import match
+from kernodeck_watchers.domain.watched import WatchedAddresses
+
+WATCHED = 1_000_000
+TRANSACTIONS = 3_000
+OUTPUTS = 7_000
+PAID = 25  # outputs of the block that pay a watched address
+RUNS = 15
+BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+rng = random.Random(7)
+
+
+def p2wpkh() -> str:
+    return "bc1q" + "".join(rng.choices(BECH32, k=38))
+
+
+def p2tr() -> str:
+    return "bc1p" + "".join(rng.choices(BECH32, k=58))
+
+
+def base58(prefix: str) -> str:
+    return prefix + "".join(rng.choices(BASE58, k=33))
+
+
+def output_script(address: str | None) -> dict:
+    if address is None:
+        return {
+            "asm": "OP_RETURN " + os.urandom(32).hex(),
+            "desc": "raw(6a20...)#00000000",
+            "hex": "6a20" + os.urandom(32).hex(),
+            "type": "nulldata",
+        }
+    kinds = {
+        "bc1q": ("witness_v0_keyhash", 22),
+        "bc1p": ("witness_v1_taproot", 34),
+        "1": ("pubkeyhash", 25),
+        "3": ("scripthash", 23),
+    }
+    kind, size = next(value for prefix, value in kinds.items() if address.startswith(prefix))
+    script = os.urandom(size).hex()
+    return {
+        "asm": f"0 {script[4:]}",
+        "desc": f"addr({address})#{os.urandom(4).hex()}",
+        "hex": script,
+        "address": address,
+        "type": kind,
+    }
+
+
+def random_address() -> str | None:
+    roll = rng.random()
+    if roll < 0.02:
+        return None
+    if roll < 0.62:
+        return p2wpkh()
+    if roll < 0.82:
+        return p2tr()
+    return base58("1") if roll < 0.92 else base58("3")
+
+
+def synthetic_block(paid_addresses: list[str]) -> dict:
+    """A mainnet-like block in getblock-verbosity-2 shape; `paid_addresses` are paid by some of its outputs."""
+    per_tx = [1] * TRANSACTIONS
+    for _ in range(OUTPUTS - TRANSACTIONS):
+        per_tx[rng.randrange(TRANSACTIONS)] += 1
+    paid_at = set(rng.sample(range(OUTPUTS), PAID))
+    to_pay = iter(paid_addresses)
+    txs, n_output = [], 0
+    for i, outputs in enumerate(per_tx):
+        inputs = 1 if i == 0 else rng.choice((1, 1, 2, 2, 3, 5))
+        size = 10 + 68 * inputs + 34 * outputs
+        vout = []
+        for n in range(outputs):
+            address = next(to_pay) if n_output in paid_at else random_address()
+            value = rng.randrange(546, 5 * 10**8) / 10**8
+            vout.append({"value": value, "n": n, "scriptPubKey": output_script(address)})
+            n_output += 1
+        vin = [
+            {"coinbase": os.urandom(40).hex(), "txinwitness": ["00" * 32], "sequence": 4294967295}
+            if i == 0
+            else {
+                "txid": os.urandom(32).hex(),
+                "vout": rng.randrange(4),
+                "scriptSig": {"asm": "", "hex": ""},
+                "txinwitness": [os.urandom(71).hex(), os.urandom(33).hex()],
+                "sequence": 4294967293,
+            }
+            for _ in range(inputs)
+        ]
+        txid = os.urandom(32).hex()
+        tx = {"txid": txid, "hash": os.urandom(32).hex(), "version": 2, "size": size, "vsize": size - 27 * inputs,
+              "weight": 4 * size - 81 * inputs, "locktime": 0, "vin": vin, "vout": vout, "hex": os.urandom(size).hex()}  # fmt: skip
+        if i:
+            tx["fee"] = rng.randrange(200, 50_000) / 10**8
+        txs.append(tx)
+    return {
+        "hash": os.urandom(32).hex(), "confirmations": 1, "height": 870_000, "version": 536_870_912,
+        "versionHex": "20000000", "merkleroot": os.urandom(32).hex(), "time": 1_730_000_000,
+        "mediantime": 1_729_998_000, "nonce": 123_456, "bits": "17030ecd", "difficulty": 92_049_594_548_485.48,
+        "chainwork": os.urandom(32).hex(), "nTx": len(txs), "previousblockhash": os.urandom(32).hex(),
+        "strippedsize": 800_000, "size": 1_600_000, "weight": 3_993_000, "tx": txs,
+    }  # fmt: skip
+
+
+def rss_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def watched_set() -> tuple[WatchedAddresses, int, int]:
+    """1,000,000 addresses as the active watcher holds them; their bytes and the RSS growth."""
+    gc.collect()
+    rss_before = rss_bytes()
+    watched = WatchedAddresses(default_required=2)
+    for i in range(WATCHED):
+        watched.add(p2wpkh() if i % 5 else p2tr(), 2)
+    gc.collect()
+    size = sys.getsizeof(watched.addresses) + sys.getsizeof(watched._required)
+    size += sum(sys.getsizeof(address) for address in watched.addresses)
+    return watched, size, rss_bytes() - rss_before
+
+
+def serve(body: bytes) -> ThreadingHTTPServer:
+    class Node(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Node)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def raw_getblock(url: str, auth: str, block_hash: str) -> bytes:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps({"jsonrpc": "1.0", "id": 1, "method": "getblock", "params": [block_hash, 2]}).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Basic {auth}"},
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return response.read()
+
+
+def median_ms(action, runs: int = RUNS) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def read_addresses(txs: list[dict]) -> list[str | None]:
+    """What any matcher must do at least: read each output's address."""
+    return [out["scriptPubKey"].get("address") for tx in txs for out in tx["vout"]]
+
+
+def on_fresh_parse_ms(body: bytes, action) -> tuple[float, object]:
+    """`action(txs)` on freshly parsed transactions (as the watcher meets them: nothing cached); its result."""
+    samples, result = [], None
+    for _ in range(RUNS):
+        txs = json.loads(body, parse_float=Decimal)["result"]["tx"]
+        start = time.perf_counter()
+        result = action(txs)
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples), result
+
+
+def report(name: str, rpc: JsonRpc, body: bytes, block_hash: str, watched: WatchedAddresses) -> None:
+    block = json.loads(body, parse_float=Decimal)["result"]
+    outputs = sum(len(tx["vout"]) for tx in block["tx"])
+    fetch_parse = median_ms(lambda: rpc.call("getblock", block_hash, 2))
+    parse = median_ms(lambda: json.loads(body, parse_float=Decimal))
+    matching, found = on_fresh_parse_ms(body, lambda txs: len(match(txs, watched.addresses)))
+    reading, _ = on_fresh_parse_ms(body, read_addresses)
+    assert found == PAID, f"matched {found} outputs, expected {PAID}"
+    ratio = matching / fetch_parse
+    print(
+        f"{name}: {len(block['tx']):,} transactions, {outputs:,} outputs, {len(body) / 2**20:.1f} MB of JSON, {found} paid"
+    )
+    print(
+        f"  fetch+parse {fetch_parse:.1f} ms, parse {parse:.1f} ms, match {matching:.2f} ms "
+        f"(of which {reading:.2f} ms only reading each output's address)"
+    )
+    print(
+        f"  match / fetch+parse: {ratio:.1%} [target < 10%: {'ok' if ratio < 0.10 else 'MISSED'}]; match / parse: {matching / parse:.1%}"
+    )
+
+
+def synthetic(watched: WatchedAddresses) -> None:
+    paid = rng.sample(sorted(watched.addresses), PAID)
+    block = synthetic_block(paid)
+    body = json.dumps({"result": block, "error": None, "id": 1}).encode()
+    server = serve(body)
+    try:
+        rpc = JsonRpc(f"http://127.0.0.1:{server.server_address[1]}", "bench", "bench", timeout=30)
+        report("synthetic mainnet block, local HTTP", rpc, body, block["hash"], watched)
+    finally:
+        server.shutdown()
+
+
+def regtest_block(node: BitcoinNode, rpc: JsonRpc, paid: list[str]) -> str:
+    """Mine one block of 3,000 transactions and 7,000 outputs (`paid` among them); its hash."""
+    funding = [node.rpc("getnewaddress", "", "bech32") for _ in range(TRANSACTIONS)]
+    for start in range(0, TRANSACTIONS, 1000):
+        node.rpc("sendmany", "", {address: "0.01" for address in funding[start : start + 1000]})
+    node.mine(1)
+    coins = {u["address"]: u for u in node.rpc("listunspent", 1) if u["address"] in set(funding)}
+    per_tx = [2] * TRANSACTIONS
+    for _ in range(OUTPUTS - 2 * TRANSACTIONS):
+        per_tx[rng.randrange(TRANSACTIONS)] += 1
+    to_pay, paid_at = iter(paid), set(rng.sample(range(OUTPUTS), PAID))
+    raws, n = [], 0
+    for address, outputs in zip(funding, per_tx, strict=True):
+        coin = coins[address]
+        pays = {}
+        for _ in range(outputs):
+            pays[next(to_pay) if n in paid_at else encode_segwit_address("bcrt", 0, os.urandom(20))] = "0.0009"
+            n += 1
+        raws.append([[{"txid": coin["txid"], "vout": coin["vout"]}], pays])
+    created = rpc.batch("createrawtransaction", raws)
+    signed = rpc.batch("signrawtransactionwithwallet", [[raw] for raw in created])
+    refused = [
+        error
+        for error in rpc.batch("sendrawtransaction", [[tx["hex"], 0] for tx in signed])
+        if isinstance(error, Exception)
+    ]
+    assert not refused, f"{len(refused)} transactions refused, first: {refused[0]}"
+    (block_hash,) = node.mine(1)
+    return block_hash
+
+
+def regtest(watched: WatchedAddresses) -> None:
+    # Knots mines small blocks by default (300 kB); a full mainnet-sized one is asked for.
+    with BitcoinNode(blocks=101, extra_args=("-blockmaxsize=4000000", "-blockmaxweight=4000000")) as node:
+        rpc = JsonRpc(node.rpc_url, node.rpcuser, node.rpcpassword, timeout=60)
+        paid = [encode_segwit_address("bcrt", 0, os.urandom(20)) for _ in range(PAID)]
+        for address in paid:
+            watched.add(address, 2)
+        block_hash = regtest_block(node, rpc, paid)
+        auth = base64.b64encode(f"{node.rpcuser}:{node.rpcpassword}".encode()).decode()
+        body = raw_getblock(node.rpc_url, auth, block_hash)
+        report("regtest block fetched from bitcoind", rpc, body, block_hash, watched)
+
+
+def main() -> None:
+    watched, size, rss_growth = watched_set()
+    verdict = "ok" if max(size, rss_growth) < 300 * 2**20 else "MISSED"
+    print(f"watched set: {len(watched):,} addresses, {size / 2**20:.0f} MB ({size / len(watched):.0f} B each), "
+          f"RSS +{rss_growth / 2**20:.0f} MB [target < 300 MB: {verdict}]")  # fmt: skip
+    synthetic(watched)
+    if "--no-node" not in sys.argv:
+        if BitcoinNode.installed():
+            regtest(watched)
+        else:
+            print("regtest block: skipped, no Bitcoin node (infra/devnet/install.sh bitcoin)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""The JSON shapes of blocks and transactions, field for field as agave's RPC encodes them
+(solana-transaction-status: UiConfirmedBlock, EncodedTransactionWithStatusMeta, UiTransactionStatusMeta)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from solders.instruction import CompiledInstruction
+from solders.message import MessageV0
+
+from .base58 import b58encode
+from .jsonrpc import RpcError
+from .ledger import Block
+from .runtime import Executed
+
+UNSUPPORTED_TRANSACTION_VERSION = -32015
+ENCODINGS = ("json", "base64", "base58")
+TRANSACTION_DETAILS = ("full", "signatures", "none")
+
+
+def block_json(block: Block, encoding: str, details: str, rewards: bool, max_version: int | None) -> dict:
+    result: dict[str, Any] = {
+        "blockHeight": block.block_height,
+        "blockTime": block.block_time,
+        "blockhash": block.blockhash,
+        "parentSlot": block.parent_slot,
+        "previousBlockhash": block.previous_blockhash,
+    }
+    if details == "full":
+        result["transactions"] = [transaction_with_meta(e, encoding, max_version) for e in block.txs]
+    elif details == "signatures":
+        result["signatures"] = [e.signature for e in block.txs]
+    if rewards:
+        result["rewards"] = []  # the double pays no block rewards
+    return result
+
+
+def confirmed_transaction(block: Block, e: Executed, encoding: str, max_version: int | None) -> dict:
+    """`getTransaction`'s result."""
+    return {"slot": block.slot, "blockTime": block.block_time, **transaction_with_meta(e, encoding, max_version)}
+
+
+def transaction_with_meta(e: Executed, encoding: str, max_version: int | None) -> dict:
+    version = 0 if isinstance(e.tx.message, MessageV0) else "legacy"
+    if version != "legacy" and (max_version is None or version > max_version):
+        raise RpcError(
+            UNSUPPORTED_TRANSACTION_VERSION,
+            f"Transaction version ({version}) is not supported by the requesting client. Please try the request "
+            f'again with the following configuration parameter: "maxSupportedTransactionVersion": {version}',
+        )
+    item = {"transaction": _transaction(e, encoding), "meta": _meta(e)}
+    if max_version is not None:
+        item["version"] = version
+    return item
+
+
+def _transaction(e: Executed, encoding: str) -> Any:
+    if encoding == "base64":
+        return [base64.b64encode(bytes(e.tx)).decode(), "base64"]
+    if encoding == "base58":
+        return [b58encode(bytes(e.tx)), "base58"]
+    message = e.tx.message
+    header = message.header
+    ui_message: dict[str, Any] = {
+        "accountKeys": [str(k) for k in message.account_keys],
+        "header": {
+            "numReadonlySignedAccounts": header.num_readonly_signed_accounts,
+            "numReadonlyUnsignedAccounts": header.num_readonly_unsigned_accounts,
+            "numRequiredSignatures": header.num_required_signatures,
+        },
+        "instructions": [_instruction(ix, None) for ix in message.instructions],
+        "recentBlockhash": str(message.recent_blockhash),
+    }
+    if isinstance(message, MessageV0):
+        ui_message["addressTableLookups"] = [
+            {
+                "accountKey": str(lookup.account_key),
+                "readonlyIndexes": list(lookup.readonly_indexes),
+                "writableIndexes": list(lookup.writable_indexes),
+            }
+            for lookup in message.address_table_lookups
+        ]
+    return {"message": ui_message, "signatures": [str(s) for s in e.tx.signatures]}
+
+
+def _meta(e: Executed) -> dict:
+    meta: dict[str, Any] = {
+        "computeUnitsConsumed": e.meta.compute_units_consumed(),
+        "err": e.err,
+        "fee": e.meta.fee(),
+        "innerInstructions": [
+            {
+                "index": index,
+                "instructions": [_instruction(inner.instruction(), inner.stack_height()) for inner in inners],
+            }
+            for index, inners in enumerate(e.meta.inner_instructions())
+            if inners
+        ],
+        "loadedAddresses": {"readonly": e.loaded_readonly, "writable": e.loaded_writable},
+        "logMessages": e.meta.logs(),
+        "postBalances": e.post_balances,
+        "postTokenBalances": e.post_token_balances,
+        "preBalances": e.pre_balances,
+        "preTokenBalances": e.pre_token_balances,
+        "rewards": [],
+        "status": {"Ok": None} if e.err is None else {"Err": e.err},
+    }
+    return_data = e.meta.return_data()
+    if return_data.data:
+        meta["returnData"] = {
+            "programId": str(return_data.program_id),
+            "data": [base64.b64encode(return_data.data).decode(), "base64"],
+        }
+    return meta
+
+
+def _instruction(ix: CompiledInstruction, stack_height: int | None) -> dict:
+    return {
+        "accounts": list(ix.accounts),
+        "data": b58encode(bytes(ix.data)),
+        "programIdIndex": ix.program_id_index,
+        "stackHeight": stack_height,
+    }

@@ -1,0 +1,122 @@
+"""`TronDouble`: the double's EVM, chain and HTTP server, started and stopped together."""
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from typing import Any
+
+from .addresses import from_evm, to_base58
+from .chain import Chain
+from .control import Control
+from .evm import Evm
+from .server import Router, Server
+
+
+class DoubleError(RuntimeError):
+    """The double refused a test-only request, or the node API refused a transaction."""
+
+
+class TronDouble:
+    """A Tron full node's HTTP API on 127.0.0.1, with TRX and TRC-20 state on a private anvil.
+
+    solidify_after: a block is solidified once this many blocks sit on top of it (mainnet: ~19).
+    block_interval_s: produce a block every this many seconds; None: only on request (/double/mine).
+    The funded accounts are anvil's dev accounts, as Tron addresses (`accounts`, `private_keys`).
+    """
+
+    def __init__(self, *, solidify_after: int = 19, block_interval_s: float | None = None, port: int = 0):
+        self.solidify_after = solidify_after
+        self.block_interval_s = block_interval_s
+        self.port = port
+        self.evm = Evm()
+        self.chain: Chain | None = None
+        self._server: Server | None = None
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def accounts(self) -> list[str]:
+        return [to_base58(from_evm(address)) for address, _ in self.evm.dev_accounts]
+
+    @property
+    def private_keys(self) -> list[str]:
+        return [key for _, key in self.evm.dev_accounts]
+
+    def start(self) -> "TronDouble":
+        self.evm.start()
+        self.chain = Chain(self.evm, self.solidify_after)
+        keys = {from_evm(address): key for address, key in self.evm.dev_accounts}
+        self._server = Server(
+            ("127.0.0.1", self.port), Router(self.chain, self.evm, Control(self.chain, self.evm, keys))
+        )
+        self._spawn(self._server.serve_forever)
+        if self.block_interval_s:
+            self._spawn(self._produce_blocks)
+        return self
+
+    def _spawn(self, target) -> None:
+        thread = threading.Thread(target=target, name="tron-double", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _produce_blocks(self) -> None:
+        while not self._stopping.wait(self.block_interval_s):
+            self.chain.mine(1)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        for thread in self._threads:
+            thread.join(10)
+        self.evm.stop()
+
+    def __enter__(self) -> "TronDouble":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # -- calls, for tests and the CLI ------------------------------------------
+    def post(self, path: str, body: dict | None = None) -> Any:
+        request = urllib.request.Request(
+            self.url + path, data=json.dumps(body or {}).encode(), headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            raise DoubleError(f"{path}: {error.read().decode(errors='replace')}") from None
+
+    def mine(self, blocks: int = 1) -> list[str]:
+        return self.post("/double/mine", {"blocks": blocks})["blockIDs"]
+
+    def reorg(self, depth: int, drop: tuple[str, ...] = ()) -> list[str]:
+        return self.post("/double/reorg", {"depth": depth, "drop": list(drop)})["blockIDs"]
+
+    def transfer(self, to: str, amount_sun: int, sender: str | None = None) -> str:
+        return self._txid(self.post("/double/transfer", {"to": to, "amount": amount_sun, "from": sender}))
+
+    def trc20_transfer(self, contract: str, to: str, amount: int, sender: str | None = None) -> str:
+        body = {"contract": contract, "to": to, "amount": amount, "from": sender}
+        return self._txid(self.post("/double/trc20_transfer", body))
+
+    def deploy_trc20(self, symbol: str, decimals: int, supply: int) -> str:
+        """Base58 address of a new token whose whole supply belongs to accounts[0]."""
+        answer = self.post("/double/deploy_trc20", {"symbol": symbol, "decimals": decimals, "supply": supply})
+        if "contract_address" not in answer:
+            raise DoubleError(f"deploy_trc20 refused: {answer}")
+        return answer["contract_address"]
+
+    @staticmethod
+    def _txid(answer: dict) -> str:
+        if not answer.get("result"):
+            message = bytes.fromhex(answer.get("message", "")).decode(errors="replace")
+            raise DoubleError(f"{answer.get('code')}: {message}")
+        return answer["txid"]

@@ -1,0 +1,294 @@
+"""Ethereum through its standard JSON-RPC over HTTP (geth, erigon, nethermind, anvil, providers).
+
+Each block is read by hash in one batch request: the block with its
+transactions, its ERC-20 Transfer logs and, where the node has the debug API,
+its call traces. What is reported, with the index that (txid, index) makes
+unique:
+
+- ETH sent by a transaction to a watched address: index 0, once its receipt
+  says the transaction succeeded (receipts are asked for matches only);
+- Transfer(from, to, value) logs to a watched address from ANY contract (the
+  core tells configured tokens from unknown ones; `tokens` is not needed
+  here): index = the log's logIndex, token = the log's contract;
+- ETH sent to a watched address by a contract (an internal transfer: a CALL,
+  CREATE or SELFDESTRUCT frame with value, from `debug_traceBlockByHash` with
+  the callTracer), outside any reverted frame: index = -n, n being the frame's
+  position in a depth-first pre-order walk of the transaction's call tree
+  (the transaction itself is 0). A block's call tree never changes, so n is
+  stable; negative, so it never collides with a log index of the same
+  transaction. A node without the debug API gives no internal transfers:
+  each such block is counted in BLOCKS_WITHOUT_TRACES, and the balance check
+  of `address_activity` is what is left.
+
+Addresses are lowercase 0x hex; amounts are exact ints (wei, token units).
+Ethereum has no mempool the watcher relies on: `pending_transfers` is [].
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from prometheus_client import Counter
+
+from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer, Watched
+
+log = logging.getLogger(__name__)
+
+# keccak256("Transfer(address,address,uint256)"), the ERC-20 (and ERC-721) Transfer event's topic0
+TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+METHOD_NOT_FOUND = -32601
+VALUE_FRAMES = frozenset({"CALL", "CREATE", "CREATE2", "SELFDESTRUCT"})  # frames whose value moves to `to`
+BATCH_BLOCKS = 8  # full blocks per batch in address_activity: geth caps a batch answer at 25 MB
+
+BLOCKS_WITHOUT_TRACES = Counter(
+    "kernodeck_watcher_blocks_without_traces_total",
+    "Blocks scanned without call traces (the node lacks or failed debug_traceBlockByHash): internal ETH transfers unseen",
+    ["network"],
+)
+
+
+class RpcError(NodeError):
+    """The node answered a call with a JSON-RPC error object."""
+
+    def __init__(self, method: str, error: Any):
+        self.code = error.get("code") if isinstance(error, dict) else None
+        message = error.get("message") if isinstance(error, dict) else error
+        super().__init__(f"{method}: {message} (code {self.code})")
+
+
+class JsonRpc:
+    """JSON-RPC 2.0 over HTTP with the stdlib; credentials may sit in the URL (https://user:pass@host/)."""
+
+    def __init__(self, url: str, timeout_s: float):
+        parts = urlsplit(url)
+        self.headers = {"Content-Type": "application/json"}
+        if parts.username is not None:
+            token = base64.b64encode(f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()).decode()
+            self.headers["Authorization"] = f"Basic {token}"
+            parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+        self.url = urlunsplit(parts)
+        self.timeout_s = timeout_s
+
+    def call(self, method: str, *params: Any) -> Any:
+        reply = self._post({"jsonrpc": "2.0", "id": 0, "method": method, "params": list(params)})
+        if not isinstance(reply, dict):
+            raise NodeError(f"{method}: unexpected answer {str(reply)[:200]}")
+        if reply.get("error") is not None:
+            raise RpcError(method, reply["error"])
+        return reply.get("result")
+
+    def batch(self, calls: list[tuple[str, list]]) -> list[Any]:
+        """The results in the order of `calls`; a call the node refused is an RpcError in its place."""
+        reply = self._post([{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(calls)])
+        if not isinstance(reply, list):  # a node that refuses batches answers with one error object
+            raise NodeError(f"batch refused: {str(reply)[:200]}")
+        answers = {a.get("id"): a for a in reply if isinstance(a, dict)}
+        results = []
+        for i, (method, _) in enumerate(calls):
+            answer = answers.get(i)
+            if answer is None:
+                raise NodeError(f"{method}: no answer in the batch")
+            results.append(
+                RpcError(method, answer["error"]) if answer.get("error") is not None else answer.get("result")
+            )
+        return results
+
+    def _post(self, payload: Any) -> Any:
+        request = urllib.request.Request(self.url, data=json.dumps(payload).encode(), headers=self.headers)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as e:
+            body = e.read()
+            try:  # some nodes send JSON-RPC errors with an HTTP error status
+                return json.loads(body)
+            except ValueError:
+                raise NodeError(f"HTTP {e.code} from {self.url}: {body[:200]!r}") from None
+        except (OSError, ValueError) as e:  # refused, timed out, reset, not JSON
+            raise NodeError(f"{self.url}: {e}") from e
+
+
+def ok(result: Any) -> Any:
+    if isinstance(result, RpcError):
+        raise result
+    return result
+
+
+def block_ref(block: dict) -> BlockRef:
+    return BlockRef(int(block["number"], 16), block["hash"], block["parentHash"], int(block["timestamp"], 16))
+
+
+@dataclass(frozen=True)
+class BlockContents:
+    """One block as the node sent it: full transactions, Transfer logs, and call traces (None: unavailable)."""
+
+    transactions: list[dict]
+    logs: list[dict]
+    traces: list[dict] | None
+
+
+def native_transfers(transactions: Iterable[dict], watched: Watched) -> list[SeenTransfer]:
+    """ETH sent by transactions to watched addresses, whether or not they succeeded."""
+    found = []
+    for tx in transactions:
+        to = tx.get("to")  # None: contract creation
+        if to and (address := to.lower()) in watched and (value := int(tx.get("value") or "0x0", 16)):
+            found.append(SeenTransfer(tx["hash"], 0, address, None, value))
+    return found
+
+
+def token_transfers(logs: Iterable[dict], watched: Watched) -> list[SeenTransfer]:
+    """ERC-20 Transfer logs to watched addresses; other logs with the same topic0 (ERC-721's four topics,
+    non-standard events with fewer, data that is not one uint256, a `to` that is not an address) are not."""
+    found = []
+    for entry in logs:
+        topics = entry.get("topics") or ()
+        if len(topics) != 3 or topics[0] != TRANSFER_TOPIC or entry.get("removed"):
+            continue
+        to = topics[2]
+        if len(to) != 66 or to[2:26] != "0" * 24 or (address := "0x" + to[26:].lower()) not in watched:
+            continue
+        data = entry.get("data") or ""
+        if len(data) == 66 and (amount := int(data, 16)):
+            found.append(
+                SeenTransfer(
+                    entry["transactionHash"], int(entry["logIndex"], 16), address, entry["address"].lower(), amount
+                )
+            )
+    return found
+
+
+def internal_transfers(txid: str, root: dict, watched: Watched) -> list[SeenTransfer]:
+    """ETH sent to watched addresses by the frames under `root` (a callTracer tree) that were not reverted."""
+    found = []
+    stack = [(root, False)]
+    position = -1
+    while stack:  # not recursive: a call tree may be 1024 frames deep
+        frame, reverted = stack.pop()
+        position += 1
+        reverted = reverted or bool(frame.get("error"))  # a reverted frame undoes everything under it
+        to = frame.get("to")
+        if position and not reverted and to and frame.get("type") in VALUE_FRAMES:
+            address = to.lower()
+            if address in watched and (value := int(frame.get("value") or "0x0", 16)):
+                found.append(SeenTransfer(txid, -position, address, None, value))
+        stack.extend((child, reverted) for child in reversed(frame.get("calls") or ()))
+    return found
+
+
+def match_block(contents: BlockContents, watched: Watched) -> list[SeenTransfer]:
+    """Every transfer in a block to a watched address, before failed transactions are dropped."""
+    found = native_transfers(contents.transactions, watched) + token_transfers(contents.logs, watched)
+    for position, trace in enumerate(contents.traces or ()):
+        # geth before 1.13 gives no txHash: traces come in the block's transaction order
+        txid = trace.get("txHash") or contents.transactions[position]["hash"]
+        found += internal_transfers(txid, trace["result"], watched)
+    return found
+
+
+class EthereumClient:
+    """ChainClient for Ethereum JSON-RPC. `activity_blocks`: how far back `address_activity` looks."""
+
+    def __init__(self, rpc_url: str, network: str = "ethereum", timeout_s: float = 30.0, activity_blocks: int = 128):
+        self.network = network
+        self.rpc = JsonRpc(rpc_url, timeout_s)
+        self.activity_blocks = activity_blocks
+        self.traces = True  # until the node says it lacks debug_traceBlockByHash
+
+    def normalize(self, address: str) -> str:
+        return address.strip().lower()
+
+    def tip(self) -> BlockRef:
+        return block_ref(self.rpc.call("eth_getBlockByNumber", "latest", False))
+
+    def block(self, height: int) -> BlockRef:
+        block = self.rpc.call("eth_getBlockByNumber", hex(height), False)
+        if block is None:
+            raise NodeError(f"no block at height {height}")
+        return block_ref(block)
+
+    def fetch_block(self, block: BlockRef) -> BlockContents:
+        """The block's transactions, Transfer logs and traces, by hash: all of that one block even if a reorg
+        replaces it meanwhile (then NodeError, once the node has forgotten it)."""
+        calls = [
+            ("eth_getBlockByHash", [block.hash, True]),
+            ("eth_getLogs", [{"blockHash": block.hash, "topics": [TRANSFER_TOPIC]}]),
+        ]
+        if self.traces:
+            calls.append(("debug_traceBlockByHash", [block.hash, {"tracer": "callTracer"}]))
+        answers = self.rpc.batch(calls)
+        body, logs = ok(answers[0]), ok(answers[1])
+        if body is None:
+            raise NodeError(f"block {block.hash} (height {block.height}) is no longer known to the node")
+        traces = self._traces(block, answers[2]) if self.traces else None
+        if traces is None:
+            BLOCKS_WITHOUT_TRACES.labels(self.network).inc()
+        return BlockContents(body["transactions"], logs, traces)
+
+    def _traces(self, block: BlockRef, answer: Any) -> list[dict] | None:
+        """The block's call traces; None where the node failed them. A node that lacks the method is not asked
+        again; any other failure (pruned state, a tracer timeout) is for this block only."""
+        if isinstance(answer, list) and all(isinstance(t, dict) and "result" in t for t in answer):
+            return answer
+        if isinstance(answer, RpcError) and answer.code == METHOD_NOT_FOUND:
+            self.traces = False
+        log.warning(
+            "no call traces: internal ETH transfers in the block are not seen",
+            extra={"network": self.network, "height": block.height, "error": str(answer)[:300]},
+        )
+        return None
+
+    def transfers_in_block(self, block: BlockRef, watched: Watched, tokens: Mapping[str, str]) -> list[SeenTransfer]:
+        return self._succeeded(match_block(self.fetch_block(block), watched))
+
+    def _succeeded(self, transfers: list[SeenTransfer]) -> list[SeenTransfer]:
+        """Drops the ETH transfers of transactions that failed (logs and traces already tell)."""
+        txids = sorted({t.txid for t in transfers if t.token is None and t.index == 0})
+        if not txids:
+            return transfers
+        receipts = self.rpc.batch([("eth_getTransactionReceipt", [txid]) for txid in txids])
+        failed = set()
+        for txid, receipt in zip(txids, map(ok, receipts), strict=True):
+            if receipt is None:
+                raise NodeError(f"no receipt for {txid}: reorged meanwhile?")
+            if receipt.get("status") == "0x0":  # blocks before Byzantium have no status: they count
+                failed.add(txid)
+        return [t for t in transfers if t.txid not in failed]
+
+    def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
+        return []
+
+    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        """Token transfers to `address` (one eth_getLogs) and the ETH that transactions sent it, in the blocks
+        since `since_height`, at most the last `activity_blocks`. Internal transfers would need every block
+        traced: a balance larger than the ETH found is logged for an operator instead, and returns nothing."""
+        address = self.normalize(address)
+        tip = self.tip().height
+        start = max(since_height, tip - self.activity_blocks + 1, 0)
+        to_topic = "0x" + address[2:].rjust(64, "0")
+        log_filter = {"fromBlock": hex(start), "toBlock": hex(tip), "topics": [TRANSFER_TOPIC, None, to_topic]}
+        logs, balance = map(
+            ok, self.rpc.batch([("eth_getLogs", [log_filter]), ("eth_getBalance", [address, hex(tip)])])
+        )
+        found = [(t, int(e["blockNumber"], 16)) for e in logs for t in token_transfers([e], {address})]
+        native = []
+        for first in range(start, tip + 1, BATCH_BLOCKS):
+            calls = [("eth_getBlockByNumber", [hex(h), True]) for h in range(first, min(first + BATCH_BLOCKS, tip + 1))]
+            for block in filter(None, map(ok, self.rpc.batch(calls))):  # None: a reorg shortened the chain
+                native += [(t, int(block["number"], 16)) for t in native_transfers(block["transactions"], {address})]
+        succeeded = set(self._succeeded([t for t, _ in native]))
+        found += [(t, height) for t, height in native if t in succeeded]
+        if int(balance, 16) > sum(t.amount for t, _ in found if t.token is None):
+            log.warning(
+                "balance without a matching ETH transfer (internal, or older than the window)",
+                extra={"network": self.network, "address": address, "balance": int(balance, 16), "since": start},
+            )
+        return found

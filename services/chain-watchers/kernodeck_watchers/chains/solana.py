@@ -1,0 +1,169 @@
+"""Solana through its standard JSON-RPC API, at one commitment level (`confirmed` or `finalized`).
+
+Heights are slots. A slot can be skipped: its leader produced no block, or
+the block was on an abandoned fork. The watcher core scans every height in
+order, so a skipped slot still gets a BlockRef: one with no transfers whose
+`hash` and `parent_hash` are both the hash of the newest block before it
+(and whose `time` is the next block's).
+Parent-hash checks then hold across gaps (a block's `previousBlockhash` is
+the hash of the newest block before it, whatever its slot), and a block that
+becomes a skipped slot after a fork changes the hash at its height, which is
+how the core sees the reorg. A produced block never has hash == parent_hash.
+
+Transfers are read from balance changes, so SOL sent by a program (CPI) is
+seen as well as System transfers: in each successful transaction, a watched
+account whose lamports grew received the difference; an SPL token account
+owned by a watched address whose amount grew received that many base units of
+its mint. `index` is the account's position in the transaction's account
+keys (the token account's for tokens). Solana has no mempool to show.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+
+from .base import BlockRef, NodeError, SeenTransfer, Watched
+from .jsonrpc import RpcError
+
+# agave's errors for a slot without a block (rpc-client-api custom_error.rs)
+BLOCK_NOT_AVAILABLE = -32004  # also: a skipped slot newer than the finalized root
+SLOT_SKIPPED = -32007
+LONG_TERM_STORAGE_SLOT_SKIPPED = -32009
+NO_BLOCK = {BLOCK_NOT_AVAILABLE, SLOT_SKIPPED, LONG_TERM_STORAGE_SLOT_SKIPPED}
+
+
+class SolanaClient:
+    signatures_page = 1000  # the most getSignaturesForAddress returns at once
+
+    def __init__(self, rpc_url: str, network: str = "solana", commitment: str = "finalized", timeout_s: float = 10.0):
+        if commitment not in ("confirmed", "finalized"):
+            raise ValueError("getBlock serves `confirmed` or `finalized` blocks only")
+        self.rpc_url = rpc_url
+        self.network = network
+        self.commitment = commitment
+        self.timeout_s = timeout_s
+        self._last_block: tuple[int, dict] | None = None  # block()'s fetch, reused by transfers_in_block()
+
+    def normalize(self, address: str) -> str:
+        return address  # base58 public keys have one spelling
+
+    def tip(self) -> BlockRef:
+        slot = self._call("getSlot", {"commitment": self.commitment})
+        block = self._get_block(slot, "none")
+        if block is None:
+            raise NodeError(f"getSlot answered {slot}, but its block is not available")
+        return _ref(slot, block)
+
+    def block(self, height: int) -> BlockRef:
+        block = self._get_block(height, "full")
+        if block is None:
+            return self._skipped(height)
+        self._last_block = (height, block)
+        return _ref(height, block)
+
+    def transfers_in_block(self, block: BlockRef, watched: Watched, tokens: Mapping[str, str]) -> list[SeenTransfer]:
+        """`tokens` filters nothing here: every SPL mint comes back, the mint as `token`."""
+        if block.hash == block.parent_hash:
+            return []  # a skipped slot
+        height, raw = self._last_block or (None, None)
+        if height != block.height or raw["blockhash"] != block.hash:
+            raw = self._get_block(block.height, "full")
+        if raw is None or raw["blockhash"] != block.hash:
+            raise NodeError(f"slot {block.height} no longer holds block {block.hash}")
+        return [t for item in raw["transactions"] for t in _transfers(item, watched)]
+
+    def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
+        return []
+
+    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        found = []
+        for entry in self._signatures_since(address, since_height):
+            if entry["err"] is not None:
+                continue
+            item = self._call(
+                "getTransaction",
+                entry["signature"],
+                {"encoding": "json", "commitment": self.commitment, "maxSupportedTransactionVersion": 0},
+            )
+            if item is not None:
+                found += [(t, item["slot"]) for t in _transfers(item, {address})]
+        return found
+
+    def _signatures_since(self, address: str, since_height: int) -> list[dict]:
+        """The address's transactions at or after slot `since_height`, newest first, page by page."""
+        entries: list[dict] = []
+        config = {"commitment": self.commitment, "limit": self.signatures_page}
+        while True:
+            page = self._call("getSignaturesForAddress", address, config)
+            entries += [e for e in page if e["slot"] >= since_height]
+            if len(page) < self.signatures_page or page[-1]["slot"] < since_height:
+                return entries
+            config = {**config, "before": page[-1]["signature"]}
+
+    def _skipped(self, height: int) -> BlockRef:
+        """A skipped slot's ref, from the next block's parent (the newest block before the slot)."""
+        following = self._call("getBlocksWithLimit", height, 1, {"commitment": self.commitment})
+        if not following or following[0] == height:
+            raise NodeError(f"the block at slot {height} is not available yet")
+        block = self._get_block(following[0], "none")
+        if block is None or block["parentSlot"] >= height:
+            raise NodeError(f"slot {height}: the node's answers changed while reading them")
+        return BlockRef(height, block["previousBlockhash"], block["previousBlockhash"], block["blockTime"] or 0)
+
+    def _get_block(self, slot: int, details: str) -> dict | None:
+        """The block at `slot`, or None where the node has no block there."""
+        config = {
+            "encoding": "json",
+            "transactionDetails": details,
+            "rewards": False,
+            "commitment": self.commitment,
+            "maxSupportedTransactionVersion": 0,
+        }
+        try:
+            return self._call("getBlock", slot, config)
+        except RpcError as e:
+            if e.code in NO_BLOCK:
+                return None
+            raise
+
+    def _call(self, method: str, *params: Any) -> Any:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
+        request = urllib.request.Request(self.rpc_url, data=body, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                reply = json.load(response)
+        except (OSError, http.client.HTTPException, ValueError) as e:  # unreachable, HTTP error, timeout, not JSON
+            raise NodeError(f"{method}: {e}") from e
+        if reply.get("error"):
+            raise RpcError(method, reply["error"])
+        return reply["result"]
+
+
+def _ref(slot: int, block: dict) -> BlockRef:
+    return BlockRef(slot, block["blockhash"], block["previousBlockhash"], block["blockTime"] or 0)
+
+
+def _transfers(item: dict, watched: Watched) -> list[SeenTransfer]:
+    """What watched addresses received in one transaction (a getBlock entry or a getTransaction result)."""
+    meta = item["meta"]
+    if meta is None or meta["err"] is not None:
+        return []
+    txid = item["transaction"]["signatures"][0]
+    loaded = meta.get("loadedAddresses") or {}
+    keys = item["transaction"]["message"]["accountKeys"] + loaded.get("writable", []) + loaded.get("readonly", [])
+    found = [
+        SeenTransfer(txid, index, key, None, post - pre)
+        for index, (key, pre, post) in enumerate(zip(keys, meta["preBalances"], meta["postBalances"], strict=True))
+        if key in watched and post > pre
+    ]
+    before = {b["accountIndex"]: int(b["uiTokenAmount"]["amount"]) for b in meta.get("preTokenBalances") or []}
+    for after in meta.get("postTokenBalances") or []:
+        owner = after.get("owner")
+        received = int(after["uiTokenAmount"]["amount"]) - before.get(after["accountIndex"], 0)
+        if owner in watched and received > 0:
+            found.append(SeenTransfer(txid, after["accountIndex"], owner, after["mint"], received))
+    return found

@@ -1,0 +1,159 @@
+"""Tron through a full node's HTTP API (java-tron, TronGrid and alike), TRX and TRC-20.
+
+Which blocks the watcher sees:
+
+* ``solidified=False`` (the default): tip, blocks and transaction infos come
+  from ``/wallet/*``, the latest blocks, and Tron is counted like every other
+  chain: ``tip - height + 1`` confirmations, a rollback on a parent-hash
+  mismatch. Payments asks 19 confirmations for Tron, which is what
+  solidification waits for (more than 2/3 of the 27 super representatives
+  building on a block, about a minute), and a transfer is ``seen`` within a
+  block (3 s).
+* ``solidified=True``: the same from ``/walletsolidity/*``. Every block is
+  then final and no reorg reaches the watcher, but counting the required
+  confirmations on top of solidification doubles the wait, and ``seen`` comes
+  a minute late; only for a node whose latest blocks are not to be trusted,
+  with the required confirmations set to 1.
+
+Transfers: TRX is a ``TransferContract`` (``amount`` in sun, index 0); a
+TRC-20 transfer is a ``Transfer(address,address,uint256)`` log of the
+transaction's info (index: the log's position in that transaction), its token
+the contract that emitted the log. Only transactions whose ``contractRet`` is
+SUCCESS count. Addresses are base58check (T...), matched as given.
+"""
+
+import hashlib
+import json
+import urllib.request
+from collections.abc import Mapping
+
+from .base import BlockRef, NodeError, SeenTransfer, Watched
+
+TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+_ADDRESS_PADDING = "0" * 24
+_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def base58check(payload: bytes) -> str:
+    """Base58Check text of `payload` (a Tron address: 0x41 followed by the 20-byte account id)."""
+    data = payload + hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
+    number = int.from_bytes(data, "big")
+    digits = []
+    while number:
+        number, remainder = divmod(number, 58)
+        digits.append(_ALPHABET[remainder])
+    return "1" * (len(data) - len(data.lstrip(b"\0"))) + "".join(reversed(digits))
+
+
+class TronClient:
+    def __init__(self, base_url: str, network: str = "tron", solidified: bool = False, timeout_s: float = 10.0):
+        self.network = network
+        self.base_url = base_url.rstrip("/")
+        self.solidified = solidified
+        self.timeout_s = timeout_s
+        self._api = "/walletsolidity/" if solidified else "/wallet/"
+
+    def normalize(self, address: str) -> str:
+        return address
+
+    def tip(self) -> BlockRef:
+        return block_ref(self._block("getnowblock", {}))
+
+    def block(self, height: int) -> BlockRef:
+        return block_ref(self._block("getblockbynum", {"num": height}))
+
+    def transfers_in_block(self, block: BlockRef, watched: Watched, tokens: Mapping[str, str]) -> list[SeenTransfer]:
+        """TRX and TRC-20 transfers to watched addresses; every token contract counts (see base)."""
+        raw = self._block("getblockbyid", {"value": block.hash})
+        infos = self._infos(block, {tx["txID"] for tx in raw.get("transactions", [])})
+        return block_transfers(raw, infos, watched)
+
+    def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
+        return []  # a transaction waits about 3 s for its block: no mempool worth watching
+
+    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        """Transfers to `address` in every block from `since_height` to the tip (two requests per block)."""
+        tip = self.tip()
+        watched = {address}
+        return [
+            (transfer, height)
+            for height in range(since_height, tip.height + 1)
+            for transfer in self.transfers_in_block(self.block(height), watched, {})
+        ]
+
+    # -- the node --------------------------------------------------------------
+    def _block(self, endpoint: str, body: dict) -> dict:
+        block = self._post(endpoint, body)
+        if not block:
+            raise NodeError(f"{self._api}{endpoint} {body}: no such block")
+        return block
+
+    def _infos(self, block: BlockRef, txids: set[str]) -> list[dict]:
+        infos = self._post("gettransactioninfobyblocknum", {"num": block.height}) if txids else []
+        if not isinstance(infos, list) or {info.get("id") for info in infos} != txids:
+            # The node's chain moved between the two requests: the core reads the block again.
+            raise NodeError(f"transaction infos of block {block.height} do not match block {block.hash}")
+        return infos
+
+    def _post(self, endpoint: str, body: dict) -> dict | list:
+        url = f"{self.base_url}{self._api}{endpoint}"
+        request = urllib.request.Request(
+            url, data=json.dumps({**body, "visible": True}).encode(), headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                answer = json.loads(response.read())
+        except (OSError, ValueError) as error:  # refused, timed out, HTTP error, not JSON
+            raise NodeError(f"{url}: {error}") from error
+        if isinstance(answer, dict) and "Error" in answer:
+            raise NodeError(f"{url}: {answer['Error']}")
+        return answer
+
+
+def block_ref(block: dict) -> BlockRef:
+    header = block["block_header"]["raw_data"]
+    # Protobuf's JSON leaves zero fields out: the genesis block has no number and no timestamp.
+    return BlockRef(
+        height=header.get("number", 0),
+        hash=block["blockID"],
+        parent_hash=header["parentHash"],
+        time=header.get("timestamp", 0) // 1000,
+    )
+
+
+def block_transfers(block: dict, infos: list[dict], watched: Watched) -> list[SeenTransfer]:
+    """TRX and TRC-20 transfers to watched addresses in a block and its transaction infos."""
+    succeeded = {
+        tx["txID"]: tx for tx in block.get("transactions", []) if tx.get("ret", [{}])[0].get("contractRet") == "SUCCESS"
+    }
+    found = [transfer for tx in succeeded.values() if (transfer := trx_transfer(tx, watched))]
+    for info in infos:
+        if info["id"] in succeeded:
+            found.extend(trc20_transfers(info, watched))
+    return found
+
+
+def trx_transfer(tx: dict, watched: Watched) -> SeenTransfer | None:
+    contract = tx["raw_data"]["contract"][0]
+    if contract["type"] != "TransferContract":
+        return None
+    value = contract["parameter"]["value"]
+    if value["to_address"] not in watched:
+        return None
+    return SeenTransfer(txid=tx["txID"], index=0, address=value["to_address"], token=None, amount=value["amount"])
+
+
+def trc20_transfers(info: dict, watched: Watched) -> list[SeenTransfer]:
+    found = []
+    for position, log in enumerate(info.get("log", [])):
+        topics = log.get("topics", [])
+        # An ERC-721 Transfer shares topic0 but indexes its token id: four topics, no data.
+        if len(topics) != 3 or topics[0] != TRANSFER_TOPIC or len(log.get("data", "")) != 64:
+            continue
+        if not topics[2].startswith(_ADDRESS_PADDING):
+            continue  # 32 bytes that are no address: not an ERC-20 Transfer
+        to = base58check(bytes.fromhex("41" + topics[2][-40:]))
+        if to in watched:
+            amount = int(log["data"], 16)
+            found.append(SeenTransfer(txid=info["id"], index=position, address=to, token=log["address"], amount=amount))
+    return found

@@ -1,0 +1,124 @@
+"""Bitcoin Core and Litecoin Core (and forks such as Bitcoin Knots) over their JSON-RPC.
+
+Blocks are read decoded (`getblock <hash> 2`): each output names its
+address in `scriptPubKey.address` (Litecoin Core 0.21, like Bitcoin Core
+before 22, in a one-element `addresses` list). The node's coin amounts are
+decimal numbers, turned into satoshis (litoshis) exactly.
+
+The mempool is listed with `getrawmempool`; only transactions not seen
+before are fetched (`getrawtransaction <txid> true`, batched), and their
+outputs are kept until they leave it.
+
+"J'ai payé" looks at the mempool and the last blocks, not `scantxoutset`:
+that walks the whole UTXO set (minutes on mainnet, one scan at a time per
+node) and misses outputs already spent, while a payment the scanner missed
+is recent by nature.
+"""
+
+from collections.abc import Container, Iterable, Iterator, Mapping
+from decimal import Decimal
+
+from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
+from kernodeck_watchers.chains.jsonrpc import JsonRpc, RpcError
+
+DECIMALS = 8
+BECH32_PREFIXES = {
+    "bitcoin": ("bc1", "tb1", "bcrt1"),
+    "litecoin": ("ltc1", "tltc1", "rltc1"),
+}
+BATCH = 500
+
+Output = tuple[int, str, int]  # output index, address, base units
+
+
+def to_base_units(value: Decimal | int, decimals: int = DECIMALS) -> int:
+    """An amount in whole coins as base units; refuse one finer than a base unit rather than round it."""
+    units = Decimal(value).scaleb(decimals)
+    if units != units.to_integral_value():
+        raise ValueError(f"{value} has more than {decimals} decimals")
+    return int(units)
+
+
+def paid_address(script: dict) -> str | None:
+    """The one address an output script pays; None for a script without one (OP_RETURN, bare multisig)."""
+    address = script.get("address")
+    if address is None:
+        several = script.get("addresses")
+        address = several[0] if several and len(several) == 1 else None
+    return address
+
+
+def outputs(tx: dict) -> Iterator[Output]:
+    for out in tx["vout"]:
+        if (address := paid_address(out["scriptPubKey"])) is not None:
+            yield out["n"], address, to_base_units(out["value"])
+
+
+def match(txs: Iterable[dict], watched: Container[str]) -> list[SeenTransfer]:
+    """The outputs of decoded transactions paying a watched address: one set lookup per output."""
+    return [
+        SeenTransfer(tx["txid"], out["n"], address, None, to_base_units(out["value"]))
+        for tx in txs
+        for out in tx["vout"]
+        if (address := out["scriptPubKey"].get("address") or paid_address(out["scriptPubKey"])) in watched
+    ]
+
+
+class UtxoClient:
+    def __init__(self, network: str, rpc: JsonRpc):
+        self.network = network
+        self.rpc = rpc
+        self._bech32 = BECH32_PREFIXES[network]
+        self._mempool: dict[str, tuple[Output, ...]] = {}
+
+    def normalize(self, address: str) -> str:
+        """Bech32 in lower case (its one canonical spelling); base58 is case-sensitive and stays as it is."""
+        lowered = address.strip().lower()
+        if lowered.startswith(self._bech32) and address.strip() in (lowered, lowered.upper()):
+            return lowered
+        return address.strip()
+
+    def tip(self) -> BlockRef:
+        return self._header(self.rpc.call("getbestblockhash"))
+
+    def block(self, height: int) -> BlockRef:
+        return self._header(self.rpc.call("getblockhash", height))
+
+    def transfers_in_block(
+        self, block: BlockRef, watched: Container[str], tokens: Mapping[str, str]
+    ) -> list[SeenTransfer]:
+        return match(self.rpc.call("getblock", block.hash, 2)["tx"], watched)
+
+    def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
+        self._refresh_mempool()
+        return [
+            SeenTransfer(txid, index, address, None, amount)
+            for txid, outs in self._mempool.items()
+            for index, address, amount in outs
+            if address in watched
+        ]
+
+    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        only = {self.normalize(address)}
+        found: list[tuple[SeenTransfer, int | None]] = [(seen, None) for seen in self.pending_transfers(only)]
+        for height in range(since_height, self.rpc.call("getblockcount") + 1):
+            block = self.rpc.call("getblock", self.rpc.call("getblockhash", height), 2)
+            found += [(seen, height) for seen in match(block["tx"], only)]
+        return found
+
+    def _header(self, block_hash: str) -> BlockRef:
+        header = self.rpc.call("getblockheader", block_hash)
+        return BlockRef(header["height"], header["hash"], header.get("previousblockhash", ""), header["time"])
+
+    def _refresh_mempool(self) -> None:
+        listed = self.rpc.call("getrawmempool")
+        for gone in self._mempool.keys() - set(listed):
+            del self._mempool[gone]
+        new = [txid for txid in listed if txid not in self._mempool]
+        for start in range(0, len(new), BATCH):
+            chunk = new[start : start + BATCH]
+            for txid, tx in zip(
+                chunk, self.rpc.batch("getrawtransaction", [[txid, True] for txid in chunk]), strict=True
+            ):
+                if not isinstance(tx, RpcError):  # an error: it left the mempool meanwhile
+                    self._mempool[txid] = tuple(outputs(tx))

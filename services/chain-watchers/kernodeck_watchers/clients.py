@@ -1,0 +1,38 @@
+"""The chain client of each network, built from the settings."""
+
+from collections.abc import Callable
+
+from kernodeck_watchers.chains.base import ChainClient
+from kernodeck_watchers.chains.ethereum import EthereumClient
+from kernodeck_watchers.chains.jsonrpc import JsonRpc
+from kernodeck_watchers.chains.solana import SolanaClient
+from kernodeck_watchers.chains.tron import TronClient
+from kernodeck_watchers.chains.utxo import UtxoClient
+from kernodeck_watchers.config import WatcherSettings
+
+
+def _utxo(settings: WatcherSettings) -> ChainClient:
+    network = settings.network
+    rpc = JsonRpc(
+        getattr(settings, f"{network}_rpc_url"),
+        getattr(settings, f"{network}_rpc_user"),
+        getattr(settings, f"{network}_rpc_password"),
+        settings.rpc_timeout_s,
+    )
+    return UtxoClient(network, rpc)
+
+
+BUILDERS: dict[str, Callable[[WatcherSettings], ChainClient]] = {
+    "bitcoin": _utxo,
+    "litecoin": _utxo,
+    "ethereum": lambda s: EthereumClient(s.ethereum_rpc_url, "ethereum", s.rpc_timeout_s),
+    "tron": lambda s: TronClient(s.tron_url, "tron", timeout_s=s.rpc_timeout_s),
+    "solana": lambda s: SolanaClient(s.solana_rpc_url, "solana", s.solana_commitment, s.rpc_timeout_s),
+}
+
+
+def build_client(settings: WatcherSettings) -> ChainClient:
+    builder = BUILDERS.get(settings.network)
+    if builder is None:
+        raise ValueError(f"no chain client for {settings.network} in this build")
+    return builder(settings)

@@ -1,0 +1,118 @@
+"""Watcher settings (WATCHER_*), validated at start; one process watches one network.
+
+The node of each network is reached with its own settings (for example
+WATCHER_BITCOIN_RPC_URL, WATCHER_BITCOIN_RPC_USER, WATCHER_BITCOIN_RPC_PASSWORD,
+WATCHER_BITCOIN_ZMQ_URL); the process reads only those of its `network`.
+"""
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import SettingsConfigDict
+
+from kernodeck_kit.settings import ServiceSettings
+
+Network = Literal["bitcoin", "litecoin", "ethereum", "tron", "solana"]
+
+# The same numbers as payments' defaults; payments tells the watcher each
+# address's own requirement, these apply to transfers on addresses it did not.
+DEFAULT_CONFIRMATIONS: dict[str, int] = {"bitcoin": 2, "litecoin": 6, "ethereum": 12, "tron": 19, "solana": 32}
+# Blocks behind the node before payments stops offering the network: about
+# 20 minutes on Bitcoin, 10 on Litecoin, 2 on Ethereum, 1 on Tron and Solana.
+DEFAULT_LAG_BLOCKS: dict[str, int] = {"bitcoin": 2, "litecoin": 4, "ethereum": 10, "tron": 20, "solana": 150}
+METRICS_PORTS: dict[str, int] = {"bitcoin": 9110, "litecoin": 9111, "ethereum": 9112, "tron": 9113, "solana": 9114}
+
+STATUS_INTERVAL_KEY = "WATCHER_STATUS_INTERVAL_S"
+BLOCK_NOTIFY_KEY = "WATCHER_BLOCK_NOTIFY_URL"
+
+
+class WatcherSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="WATCHER_", extra="ignore")
+
+    network: Network
+    service_name: str = ""  # watcher_<network>
+    metrics_port: int | None = None  # 9110 + the network's position unless set
+
+    bitcoin_rpc_url: str = "http://127.0.0.1:8332"
+    bitcoin_rpc_user: str = ""
+    bitcoin_rpc_password: str = ""
+    bitcoin_zmq_url: str = ""  # tcp://host:port of the node's zmqpubhashblock; empty: poll only
+    litecoin_rpc_url: str = "http://127.0.0.1:9332"
+    litecoin_rpc_user: str = ""
+    litecoin_rpc_password: str = ""
+    litecoin_zmq_url: str = ""
+    ethereum_rpc_url: str = "http://127.0.0.1:8545"
+    tron_url: str = "http://127.0.0.1:8090"
+    solana_rpc_url: str = "http://127.0.0.1:8899"
+    # Slots are counted on top of this commitment: "confirmed" plus 32 slots is
+    # as safe as "finalized", and shows a payment as seen half a minute sooner.
+    solana_commitment: Literal["confirmed", "finalized"] = "confirmed"
+
+    bitcoin_confirmations: int = Field(DEFAULT_CONFIRMATIONS["bitcoin"], ge=1)
+    litecoin_confirmations: int = Field(DEFAULT_CONFIRMATIONS["litecoin"], ge=1)
+    ethereum_confirmations: int = Field(DEFAULT_CONFIRMATIONS["ethereum"], ge=1)
+    tron_confirmations: int = Field(DEFAULT_CONFIRMATIONS["tron"], ge=1)
+    solana_confirmations: int = Field(DEFAULT_CONFIRMATIONS["solana"], ge=1)
+
+    bitcoin_lag_blocks: int = Field(DEFAULT_LAG_BLOCKS["bitcoin"], ge=1)
+    litecoin_lag_blocks: int = Field(DEFAULT_LAG_BLOCKS["litecoin"], ge=1)
+    ethereum_lag_blocks: int = Field(DEFAULT_LAG_BLOCKS["ethereum"], ge=1)
+    tron_lag_blocks: int = Field(DEFAULT_LAG_BLOCKS["tron"], ge=1)
+    solana_lag_blocks: int = Field(DEFAULT_LAG_BLOCKS["solana"], ge=1)
+    # Seconds since the watcher last had every block of its node before it reports lagging.
+    max_lag_seconds: int = Field(300, ge=1)
+
+    # Token contracts whose transfers count as that token; mainnet's by default
+    # (Tether's and Circle's), a test chain sets its own.
+    usdt_ethereum_contract: str = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
+    usdc_ethereum_contract: str = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+    usdt_tron_contract: str = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"
+
+    poll_interval_s: float = Field(5.0, gt=0)
+    standby_retry_s: float = Field(3.0, gt=0)
+    status_interval_s: float = Field(5.0, gt=0)
+    backoff_initial_s: float = Field(1.0, gt=0)
+    backoff_max_s: float = Field(60.0, gt=0)
+    rpc_timeout_s: float = Field(30.0, gt=0)
+    payments_timeout_s: float = Field(30.0, gt=0)
+    # Scanned blocks remembered to find the common ancestor after a reorganisation.
+    history_blocks: int = Field(500, ge=10)
+    # How far back "J'ai payé" looks, in blocks (besides the mempool).
+    targeted_check_blocks: int = Field(10, ge=1)
+    # Where the first ever scan starts; the node's tip when unset.
+    start_height: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _per_network_defaults(self) -> "WatcherSettings":
+        self.service_name = self.service_name or f"watcher_{self.network}"
+        if self.metrics_port is None:
+            self.metrics_port = METRICS_PORTS[self.network]
+        return self
+
+    @property
+    def confirmations(self) -> int:
+        return getattr(self, f"{self.network}_confirmations")
+
+    @property
+    def lag_blocks(self) -> int:
+        return getattr(self, f"{self.network}_lag_blocks")
+
+    @property
+    def block_notify_url(self) -> str:
+        return getattr(self, f"{self.network}_zmq_url", "")
+
+    def tokens(self) -> dict[str, str]:
+        """The network's configured token contracts: contract -> symbol."""
+        contracts = {
+            "ethereum": {self.usdt_ethereum_contract: "USDT", self.usdc_ethereum_contract: "USDC"},
+            "tron": {self.usdt_tron_contract: "USDT"},
+        }
+        return {contract: symbol for contract, symbol in contracts.get(self.network, {}).items() if contract}
+
+    def nameko_config(self) -> dict:
+        return {
+            **super().nameko_config(),
+            "WATCHER": self.model_dump(mode="json"),
+            STATUS_INTERVAL_KEY: self.status_interval_s,
+            BLOCK_NOTIFY_KEY: self.block_notify_url,
+        }

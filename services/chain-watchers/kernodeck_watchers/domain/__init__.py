@@ -1,0 +1,1 @@
+"""The watcher's rules, without I/O: transfer states, reorganisations, lag, back-off."""

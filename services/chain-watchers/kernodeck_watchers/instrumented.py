@@ -1,0 +1,46 @@
+"""A chain client whose node calls are timed and whose failures are counted, per network."""
+
+import time
+from collections.abc import Callable, Container, Mapping
+from typing import TypeVar
+
+from kernodeck_watchers import metrics
+from kernodeck_watchers.chains.base import BlockRef, ChainClient, NodeError, SeenTransfer
+
+T = TypeVar("T")
+
+
+class InstrumentedClient:
+    def __init__(self, client: ChainClient):
+        self.client = client
+        self.network = client.network
+
+    def normalize(self, address: str) -> str:
+        return self.client.normalize(address)
+
+    def tip(self) -> BlockRef:
+        return self._measure("tip", self.client.tip)
+
+    def block(self, height: int) -> BlockRef:
+        return self._measure("block", self.client.block, height)
+
+    def transfers_in_block(
+        self, block: BlockRef, watched: Container[str], tokens: Mapping[str, str]
+    ) -> list[SeenTransfer]:
+        return self._measure("transfers_in_block", self.client.transfers_in_block, block, watched, tokens)
+
+    def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
+        return self._measure("pending_transfers", self.client.pending_transfers, watched)
+
+    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        return self._measure("address_activity", self.client.address_activity, address, since_height)
+
+    def _measure(self, call: str, method: Callable[..., T], *args) -> T:
+        started = time.perf_counter()
+        try:
+            return method(*args)
+        except NodeError:
+            metrics.RPC_ERRORS.labels(self.network, call).inc()
+            raise
+        finally:
+            metrics.RPC_SECONDS.labels(self.network, call).observe(time.perf_counter() - started)

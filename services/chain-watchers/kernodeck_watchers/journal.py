@@ -1,0 +1,72 @@
+"""Transfer changes saved with their events in one transaction, each event with the network's next sequence."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+from kernodeck_contracts.events import (
+    ChainTransfer,
+    TransferConfirmations,
+    TransferConfirmed,
+    TransferReverted,
+    TransferSeen,
+)
+from kernodeck_kit.outbox import Store, Tx
+from kernodeck_watchers import metrics
+from kernodeck_watchers.domain.transfers import Kind, Tracked
+from kernodeck_watchers.store.queries import lock_sequence, save_sequence, save_tracked
+
+EVENTS: dict[Kind, type[ChainTransfer]] = {
+    Kind.SEEN: TransferSeen,
+    Kind.CONFIRMATIONS: TransferConfirmations,
+    Kind.CONFIRMED: TransferConfirmed,
+    Kind.REVERTED: TransferReverted,
+}
+
+
+def transfer_event(network: str, tracked: Tracked, kind: Kind, sequence: int) -> ChainTransfer:
+    return EVENTS[kind](
+        network=network,
+        txid=tracked.txid,
+        index=tracked.index,
+        address=tracked.address,
+        token=tracked.token,
+        amount=tracked.amount,
+        block_height=tracked.block_height,
+        block_hash=tracked.block_hash,
+        confirmations=tracked.confirmations,
+        sequence=sequence,
+        occurred_at=tracked.occurred_at,
+    )
+
+
+class Journal:
+    def __init__(self, tx: Tx, network: str, sequence: int, now: datetime):
+        self.tx = tx
+        self.network = network
+        self.sequence = sequence
+        self.now = now
+        self.kinds: list[Kind] = []
+
+    @property
+    def session(self):
+        return self.tx.session
+
+    def record(self, tracked: Tracked, kind: Kind | None) -> None:
+        """Save the transfer as it is now and, when `kind` says something happened, announce it."""
+        save_tracked(self.session, self.network, tracked, self.now)
+        if kind is not None:
+            self.sequence += 1
+            self.tx.emit(transfer_event(self.network, tracked, kind, self.sequence))
+            self.kinds.append(kind)
+
+
+@contextmanager
+def journal(store: Store, network: str, now: datetime) -> Iterator[Journal]:
+    """One transaction of the network's watcher; emitting transactions of every replica take turns."""
+    with store.transaction() as tx:
+        entry = Journal(tx, network, lock_sequence(tx.session, network), now)
+        yield entry
+        save_sequence(tx.session, network, entry.sequence)
+    for kind in entry.kinds:
+        metrics.TRANSFERS.labels(network, kind.value.removeprefix("transfer_")).inc()

@@ -1,0 +1,129 @@
+"""What one watcher process keeps between workers, and what each of its entrypoints does with it."""
+
+import logging
+from collections.abc import Callable
+
+from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.events import AddressWatched, WatcherStatus
+from kernodeck_kit.outbox import Store
+from kernodeck_kit.types import utcnow
+from kernodeck_watchers import metrics
+from kernodeck_watchers.chains.base import ChainClient, NodeError
+from kernodeck_watchers.config import WatcherSettings
+from kernodeck_watchers.domain.progress import Progress, backoff_delay
+from kernodeck_watchers.leader import AdvisoryLock, SoleProcess
+from kernodeck_watchers.scanner import CursorMoved, ReorgTooDeep, Scanner
+from kernodeck_watchers.status import publish_status
+from kernodeck_watchers.store.queries import get_watch
+from kernodeck_watchers.targeted import look_at
+from kernodeck_watchers.watchlist import Watchlist
+
+log = logging.getLogger(__name__)
+
+PaymentsWatched = Callable[[], list[dict]]  # payments' watched_addresses(network) RPC
+
+
+class WatcherRuntime:
+    def __init__(self, settings: WatcherSettings, client: ChainClient, lock: AdvisoryLock | SoleProcess):
+        self.settings = settings
+        self.network = settings.network
+        self.client = client
+        self.lock = lock
+        self.watchlist = Watchlist(self.network, client.normalize, settings.confirmations)
+        self.progress = Progress(since=utcnow())
+        self.failures = 0
+
+    def turn(self, store: Store, payments_watched: PaymentsWatched) -> float:
+        """One turn of the scan loop (a pass when this replica holds the lock); the seconds until the next."""
+        if not self.lock.hold():
+            self._stand_by()
+            return self.settings.standby_retry_s
+        metrics.ACTIVE.labels(self.network).set(1)
+        now = utcnow()
+        try:
+            if self.watchlist.loaded:
+                self.watchlist.sync(store, now)
+            else:
+                # Addresses whose events this watcher never got (it was not running yet) come from payments.
+                self.watchlist.load(store, self.watchlist.from_payments(payments_watched(), now), now)
+            self._scanner(store).run()
+        except ReorgTooDeep as error:
+            log.error(
+                "a reorganisation deeper than the remembered blocks: an operator must look",
+                extra={"network": self.network},
+            )
+            self.progress.node_failed()
+            return self._failed(error)
+        except NodeError as error:
+            self.progress.node_failed()
+            return self._failed(error)
+        except ServiceError as error:
+            return self._failed(error)
+        except CursorMoved:
+            log.warning("another replica scanned meanwhile: standing by", extra={"network": self.network})
+            self.lock.release()
+            self._stand_by()
+            return self.settings.standby_retry_s
+        self.failures = 0
+        return self.settings.poll_interval_s
+
+    def watch(self, store: Store, event: AddressWatched) -> None:
+        now = utcnow()
+        row = self.watchlist.row(
+            event.address, event.payment_id, event.watch_until, event.required_confirmations, None, now
+        )
+        self.watchlist.add(store, [row])
+
+    def look_at(self, store: Store, address: str, payments_watched: PaymentsWatched) -> int:
+        """ "J'ai payé" for `address`; a watch this watcher lacks is asked of payments first."""
+        address = self.client.normalize(address)
+        watch = self._watch(store, address)
+        if watch is None:
+            try:
+                self.watchlist.add(store, self.watchlist.from_payments(payments_watched(), utcnow()))
+            except ServiceError:
+                log.warning("payments did not answer; looking anyway", extra={"network": self.network})
+            watch = self._watch(store, address)
+        required = watch.required_confirmations if watch else self.settings.confirmations
+        return look_at(store, self.client, address, required, self.settings.targeted_check_blocks, utcnow)
+
+    def report_status(self, store: Store) -> WatcherStatus | None:
+        """The active replica's status, once a pass has tried the node (payments treats silence as lag)."""
+        if not self.lock.held or not self.progress.checked:
+            return None
+        settings = self.settings
+        return publish_status(
+            store, self.network, self.progress, settings.lag_blocks, settings.max_lag_seconds, utcnow()
+        )
+
+    def close(self) -> None:
+        self.lock.close()
+
+    def _watch(self, store: Store, address: str):
+        with store.read() as session:
+            return get_watch(session, self.network, address)
+
+    def _scanner(self, store: Store) -> Scanner:
+        return Scanner(
+            store=store,
+            client=self.client,
+            watched=self.watchlist.watched,
+            tokens=self.settings.tokens(),
+            progress=self.progress,
+            history_blocks=self.settings.history_blocks,
+            start_height=self.settings.start_height,
+        )
+
+    def _failed(self, error: Exception) -> float:
+        self.failures += 1
+        delay = backoff_delay(self.failures, self.settings.backoff_initial_s, self.settings.backoff_max_s)
+        log.warning(
+            "scan pass failed",
+            extra={"network": self.network, "error": str(error), "failures": self.failures, "retry_in_s": delay},
+        )
+        return delay
+
+    def _stand_by(self) -> None:
+        if self.watchlist.loaded:
+            self.watchlist.unload()
+        metrics.ACTIVE.labels(self.network).set(0)

@@ -1,0 +1,159 @@
+"""One pass of the active watcher: roll back what a reorganisation orphaned, scan every new block in
+order, count confirmations, then settle the mempool.
+
+Each block is committed with its events and the cursor in one transaction,
+so a watcher that stops anywhere resumes at the next unscanned block and
+emits nothing twice.
+"""
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from kernodeck_kit.outbox import Store
+from kernodeck_kit.types import utcnow
+from kernodeck_watchers import metrics
+from kernodeck_watchers.chains.base import BlockRef, ChainClient, SeenTransfer
+from kernodeck_watchers.domain import transfers
+from kernodeck_watchers.domain.progress import Progress
+from kernodeck_watchers.domain.reorg import common_ancestor
+from kernodeck_watchers.domain.transfers import State
+from kernodeck_watchers.domain.watched import WatchedAddresses
+from kernodeck_watchers.journal import Journal, journal
+from kernodeck_watchers.store.queries import (
+    Cursor,
+    add_scanned_block,
+    forget_blocks_above,
+    get_cursor,
+    get_tracked,
+    save_cursor,
+    scanned_blocks,
+    tracked_in_blocks,
+    tracked_in_state,
+)
+
+log = logging.getLogger(__name__)
+
+
+class ReorgTooDeep(Exception):
+    """None of the remembered blocks is on the node's best chain: the watcher stops rather than guess."""
+
+
+class CursorMoved(Exception):
+    """Another replica scanned meanwhile (it took the lock while this one lost it): this pass stops."""
+
+
+@dataclass
+class Scanner:
+    store: Store
+    client: ChainClient
+    watched: WatchedAddresses
+    tokens: Mapping[str, str]
+    progress: Progress
+    history_blocks: int
+    start_height: int | None = None
+    clock: Callable[[], datetime] = utcnow
+
+    @property
+    def network(self) -> str:
+        return self.client.network
+
+    def run(self) -> None:
+        # The mempool is read before the tip: a transfer that left it by being
+        # mined is then in a block this pass scans, not taken for a dropped one.
+        mempool_read_at = self.clock()
+        pending = self.client.pending_transfers(self.watched.addresses)
+        tip = self.client.tip()
+        cursor = self._cursor(tip)
+        # Both at once, so that a status published meanwhile never compares the tip with nothing scanned.
+        self.progress.node_answered(tip.height)
+        self.progress.scanned(cursor.height, self.clock())
+        if cursor.height > tip.height or (cursor.height == tip.height and cursor.hash != tip.hash):
+            cursor = self._rewind(cursor, tip)
+            self.progress.scanned(cursor.height, self.clock())
+        while cursor.height < tip.height:
+            block = self.client.block(cursor.height + 1)
+            if block.parent_hash != cursor.hash:
+                cursor = self._rewind(cursor, tip)
+            else:
+                found = self.client.transfers_in_block(block, self.watched.addresses, self.tokens)
+                cursor = self._commit_block(cursor, block, found, tip.height)
+            self.progress.scanned(cursor.height, self.clock())
+        self._count(cursor)
+        self._settle_mempool(pending, mempool_read_at)
+
+    def _cursor(self, tip: BlockRef) -> Cursor:
+        with self.store.read() as session:
+            cursor = get_cursor(session, self.network)
+        if cursor is not None:
+            return cursor
+        start = tip if self.start_height is None else self.client.block(max(self.start_height - 1, 0))
+        with self.store.transaction() as tx:
+            add_scanned_block(tx.session, self.network, start, self.history_blocks)
+            save_cursor(tx.session, self.network, Cursor(start.height, start.hash), self.clock())
+        log.info("first scan", extra={"network": self.network, "after_height": start.height})
+        return Cursor(start.height, start.hash)
+
+    def _commit_block(self, cursor: Cursor, block: BlockRef, found: list[SeenTransfer], tip_height: int) -> Cursor:
+        with journal(self.store, self.network, self.clock()) as entry:
+            self._check(entry, cursor)
+            for seen in found:
+                known = get_tracked(entry.session, self.network, seen.txid, seen.index)
+                entry.record(*transfers.in_block(known, seen, block, tip_height, self._required(seen)))
+            add_scanned_block(entry.session, self.network, block, self.history_blocks)
+            moved = Cursor(block.height, block.hash)
+            save_cursor(entry.session, self.network, moved, entry.now)
+        return moved
+
+    def _rewind(self, cursor: Cursor, tip: BlockRef) -> Cursor:
+        """Back to the newest scanned block still on the best chain, withdrawing what the orphaned blocks held."""
+        with self.store.read() as session:
+            remembered = scanned_blocks(session, self.network)
+        found = common_ancestor(
+            remembered, lambda height: self.client.block(height).hash if height <= tip.height else None
+        )
+        if found is None:
+            raise ReorgTooDeep(f"{self.network}: no remembered block below {cursor.height} is on the best chain")
+        ancestor = Cursor(*found)
+        with journal(self.store, self.network, self.clock()) as entry:
+            self._check(entry, cursor)
+            orphaned = forget_blocks_above(entry.session, self.network, ancestor.height)
+            for known in tracked_in_blocks(entry.session, self.network, orphaned):
+                entry.record(*transfers.reverted(known))
+            save_cursor(entry.session, self.network, ancestor, entry.now)
+        metrics.REORGS.labels(self.network).inc()
+        log.warning(
+            "reorganisation rolled back",
+            extra={"network": self.network, "from_height": cursor.height, "to_height": ancestor.height},
+        )
+        return ancestor
+
+    def _count(self, cursor: Cursor) -> None:
+        with journal(self.store, self.network, self.clock()) as entry:
+            self._check(entry, cursor)
+            for known in tracked_in_state(entry.session, self.network, State.CONFIRMING):
+                counted, kind = transfers.count(known, cursor.height)
+                if kind is not None:
+                    entry.record(counted, kind)
+
+    def _settle_mempool(self, pending: list[SeenTransfer], read_at: datetime) -> None:
+        """New mempool transfers are seen; tracked ones no longer there, and not mined, were dropped or replaced."""
+        still = {(seen.txid, seen.index) for seen in pending}
+        with journal(self.store, self.network, self.clock()) as entry:
+            for seen in pending:
+                known = get_tracked(entry.session, self.network, seen.txid, seen.index)
+                noticed, kind = transfers.in_mempool(known, seen, entry.now, self._required(seen))
+                if kind is not None:
+                    entry.record(noticed, kind)
+            for known in tracked_in_state(entry.session, self.network, State.SEEN):
+                # One first noticed after this pass read the mempool (by "J'ai payé") is not judged on it.
+                if (known.txid, known.index) not in still and known.occurred_at < read_at:
+                    entry.record(*transfers.reverted(known))
+
+    def _required(self, seen: SeenTransfer) -> int:
+        return self.watched.required(seen.address)
+
+    def _check(self, entry: Journal, expected: Cursor) -> None:
+        if get_cursor(entry.session, self.network, lock=True) != expected:
+            raise CursorMoved(f"{self.network}: the cursor moved under this pass")

@@ -1,0 +1,67 @@
+"""The watcher's nameko entrypoints: thin, over the WatcherRuntime. One service per network (`watcher_<network>`)."""
+
+from nameko.rpc import RpcProxy, rpc
+
+from kernodeck_contracts.events import AddressWatched, PaymentReported
+from kernodeck_kit.events import consumer
+from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.rpc_errors import call_service
+from kernodeck_kit.timers import configured_timer
+from kernodeck_watchers.chains.base import NodeError
+from kernodeck_watchers.config import STATUS_INTERVAL_KEY
+from kernodeck_watchers.dependencies import Watcher
+from kernodeck_watchers.loop import scan_loop
+
+
+class WatcherService:
+    name = "watcher"  # watcher_service() names each network's
+
+    db = Database(source="chain")
+    instrumented = Instrumented()
+    watcher = Watcher()
+    payments = RpcProxy("payments")
+
+    @rpc
+    def health(self) -> dict:
+        progress = self.watcher.progress
+        return {
+            "service": self.name,
+            "network": self.watcher.network,
+            "active": self.watcher.lock.held,
+            "node_height": progress.node_height,
+            "scanned_height": progress.scanned_height,
+        }
+
+    @consumer(AddressWatched.source, AddressWatched.type)
+    def on_address_watched(self, payload) -> None:
+        event = AddressWatched.from_message(payload)
+        if event.network == self.watcher.network:
+            self.watcher.watch(self.db, event)
+
+    @consumer(PaymentReported.source, PaymentReported.type)
+    def on_payment_reported(self, payload) -> int:
+        event = PaymentReported.from_message(payload)
+        if event.network != self.watcher.network:
+            return 0
+        try:
+            return self.watcher.look_at(self.db, event.address, self._payments_watched)
+        except NodeError:
+            # Counted with the node's errors. Not retried: the customer may press again, and the
+            # scans will find what is in new blocks anyway.
+            return 0
+
+    @scan_loop()
+    def scan(self) -> float:
+        return self.watcher.turn(self.db, self._payments_watched)
+
+    @configured_timer(STATUS_INTERVAL_KEY)
+    def report_status(self) -> None:
+        self.watcher.report_status(self.db)
+
+    def _payments_watched(self) -> list[dict]:
+        timeout = self.watcher.settings.payments_timeout_s
+        return call_service(self.payments.watched_addresses, self.watcher.network, timeout=timeout)
+
+
+def watcher_service(network: str) -> type[WatcherService]:
+    return type(f"WatcherService_{network}", (WatcherService,), {"name": f"watcher_{network}"})

@@ -1,0 +1,30 @@
+"""The active watcher's WatcherStatus, and the lag metrics that go with it."""
+
+from datetime import datetime
+
+from kernodeck_contracts.events import WatcherStatus
+from kernodeck_kit.outbox import Store
+from kernodeck_watchers import metrics
+from kernodeck_watchers.domain.progress import Progress
+
+
+def publish_status(
+    store: Store, network: str, progress: Progress, max_blocks: int, max_seconds: int, now: datetime
+) -> WatcherStatus:
+    lag = progress.lag(now, max_blocks, max_seconds)
+    metrics.NODE_HEIGHT.labels(network).set(lag.node_height)
+    metrics.SCANNED_HEIGHT.labels(network).set(lag.scanned_height)
+    metrics.LAG_BLOCKS.labels(network).set(lag.blocks)
+    metrics.LAG_SECONDS.labels(network).set(lag.seconds)
+    metrics.LAGGING.labels(network).set(int(lag.lagging))
+    event = WatcherStatus(
+        network=network,
+        node_height=lag.node_height,
+        scanned_height=lag.scanned_height,
+        lag_seconds=lag.seconds,
+        lagging=lag.lagging,
+        occurred_at=now,
+    )
+    with store.transaction() as tx:
+        tx.emit(event)
+    return event

@@ -1,0 +1,1 @@
+"""The watcher's tables and the queries the scanner needs."""

@@ -1,0 +1,174 @@
+"""Reads and writes of the watcher's tables, one network at a time."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session, SQLModel, select
+
+from kernodeck_watchers.chains.base import BlockRef
+from kernodeck_watchers.domain.transfers import State, Tracked
+from kernodeck_watchers.store.tables import (
+    ScanCursorRow,
+    ScannedBlockRow,
+    SequenceRow,
+    TrackedTransferRow,
+    WatchedAddressRow,
+)
+
+
+@dataclass(frozen=True)
+class Cursor:
+    height: int
+    hash: str
+
+
+def insert_missing(session: Session, rows: list[SQLModel], batch: int = 1000) -> None:
+    """Insert each row unless its primary key is there already (a redelivery, another replica)."""
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        statement = insert(type(chunk[0]).__table__).values([row.model_dump() for row in chunk])
+        session.execute(statement.on_conflict_do_nothing())
+
+
+# --- watched addresses ----------------------------------------------------
+
+
+def watched_added_since(session: Session, network: str, since: datetime | None, now: datetime) -> list[tuple[str, int]]:
+    """(address, required confirmations) of the live watches added since `since` (all of them for None)."""
+    query = select(WatchedAddressRow.address, WatchedAddressRow.required_confirmations).where(
+        WatchedAddressRow.network == network, WatchedAddressRow.watch_until > now
+    )
+    if since is not None:
+        query = query.where(WatchedAddressRow.added_at >= since)
+    return [(address, required) for address, required in session.exec(query)]
+
+
+def watches_ended(session: Session, network: str, start: datetime, end: datetime) -> list[str]:
+    query = select(WatchedAddressRow.address).where(
+        WatchedAddressRow.network == network,
+        WatchedAddressRow.watch_until >= start,
+        WatchedAddressRow.watch_until <= end,
+    )
+    return list(session.exec(query))
+
+
+def get_watch(session: Session, network: str, address: str) -> WatchedAddressRow | None:
+    return session.get(WatchedAddressRow, (network, address))
+
+
+# --- the scanned chain ----------------------------------------------------
+
+
+def get_cursor(session: Session, network: str, lock: bool = False) -> Cursor | None:
+    query = select(ScanCursorRow).where(ScanCursorRow.network == network)
+    row = session.exec(query.with_for_update() if lock else query).first()
+    return None if row is None else Cursor(row.height, row.block_hash)
+
+
+def save_cursor(session: Session, network: str, cursor: Cursor, now: datetime) -> None:
+    row = session.get(ScanCursorRow, network) or ScanCursorRow(network=network, height=0, block_hash="", updated_at=now)
+    row.height, row.block_hash, row.updated_at = cursor.height, cursor.hash, now
+    session.add(row)
+
+
+def add_scanned_block(session: Session, network: str, block: BlockRef, keep: int) -> None:
+    """Remember `block` and forget those more than `keep` blocks below it."""
+    session.add(ScannedBlockRow(network=network, height=block.height, hash=block.hash, parent_hash=block.parent_hash))
+    session.execute(
+        delete(ScannedBlockRow).where(ScannedBlockRow.network == network, ScannedBlockRow.height <= block.height - keep)
+    )
+
+
+def scanned_blocks(session: Session, network: str) -> list[tuple[int, str]]:
+    """The remembered blocks, newest first."""
+    query = (
+        select(ScannedBlockRow.height, ScannedBlockRow.hash)
+        .where(ScannedBlockRow.network == network)
+        .order_by(ScannedBlockRow.height.desc())
+    )
+    return [(height, block_hash) for height, block_hash in session.exec(query)]
+
+
+def scanned_hash(session: Session, network: str, height: int) -> str | None:
+    row = session.get(ScannedBlockRow, (network, height))
+    return None if row is None else row.hash
+
+
+def forget_blocks_above(session: Session, network: str, height: int) -> list[str]:
+    """Drop the scanned blocks above `height`; their hashes."""
+    above = (ScannedBlockRow.network == network, ScannedBlockRow.height > height)
+    hashes = list(session.exec(select(ScannedBlockRow.hash).where(*above)))
+    session.execute(delete(ScannedBlockRow).where(*above))
+    return hashes
+
+
+# --- tracked transfers ----------------------------------------------------
+
+
+def get_tracked(session: Session, network: str, txid: str, index: int) -> Tracked | None:
+    row = session.get(TrackedTransferRow, (network, txid, index))
+    return None if row is None else _tracked(row)
+
+
+def tracked_in_state(session: Session, network: str, state: State) -> list[Tracked]:
+    query = select(TrackedTransferRow).where(TrackedTransferRow.network == network, TrackedTransferRow.state == state)
+    return [_tracked(row) for row in session.exec(query)]
+
+
+def tracked_in_blocks(session: Session, network: str, hashes: list[str]) -> list[Tracked]:
+    """The live transfers recorded in any of these blocks."""
+    if not hashes:
+        return []
+    query = select(TrackedTransferRow).where(
+        TrackedTransferRow.network == network,
+        TrackedTransferRow.block_hash.in_(hashes),
+        TrackedTransferRow.state != State.REVERTED,
+    )
+    return [_tracked(row) for row in session.exec(query)]
+
+
+def save_tracked(session: Session, network: str, tracked: Tracked, now: datetime) -> None:
+    row = session.get(TrackedTransferRow, (network, tracked.txid, tracked.index)) or TrackedTransferRow(
+        network=network, txid=tracked.txid, index=tracked.index
+    )
+    row.address, row.token, row.amount = tracked.address, tracked.token, tracked.amount
+    row.block_height, row.block_hash = tracked.block_height, tracked.block_hash
+    row.state, row.confirmations = tracked.state.value, tracked.confirmations
+    row.required_confirmations, row.occurred_at, row.updated_at = tracked.required, tracked.occurred_at, now
+    session.add(row)
+
+
+def _tracked(row: TrackedTransferRow) -> Tracked:
+    return Tracked(
+        txid=row.txid,
+        index=row.index,
+        address=row.address,
+        token=row.token,
+        amount=row.amount,
+        state=State(row.state),
+        confirmations=row.confirmations,
+        required=row.required_confirmations,
+        occurred_at=row.occurred_at,
+        block_height=row.block_height,
+        block_hash=row.block_hash,
+    )
+
+
+# --- the event sequence ---------------------------------------------------
+
+
+def lock_sequence(session: Session, network: str) -> int:
+    """The network's last sequence, locked until the transaction ends: emitting transactions take turns."""
+    insert_missing(session, [SequenceRow(network=network, value=0)])
+    query = select(SequenceRow).where(SequenceRow.network == network).with_for_update()
+    return session.exec(query).one().value
+
+
+def save_sequence(session: Session, network: str, value: int) -> None:
+    row = session.get(SequenceRow, network)
+    row.value = value
+    session.add(row)

@@ -1,0 +1,39 @@
+""" "J'ai payé": look at one address now and record what is there, as a scan would.
+
+Mempool transfers are recorded at once. A transfer in a block is recorded
+only when that block is one the watcher has scanned (its hash is the one
+remembered at that height): it was missed because the address was not
+watched then. Newer blocks, or a chain that moved, are left to the scanner.
+"""
+
+from collections.abc import Callable
+from datetime import datetime
+
+from kernodeck_kit.outbox import Store
+from kernodeck_watchers.chains.base import ChainClient
+from kernodeck_watchers.domain import transfers
+from kernodeck_watchers.journal import journal
+from kernodeck_watchers.store.queries import get_cursor, get_tracked, scanned_hash
+
+
+def look_at(
+    store: Store, client: ChainClient, address: str, required: int, blocks_back: int, now: Callable[[], datetime]
+) -> int:
+    """Record what `address` received lately; returns how many events that made."""
+    network = client.network
+    tip = client.tip()
+    found = client.address_activity(address, max(tip.height - blocks_back + 1, 0))
+    blocks = {height: client.block(height) for _, height in found if height is not None}
+    with journal(store, network, now()) as entry:
+        cursor = get_cursor(entry.session, network)
+        for seen, height in found:
+            known = get_tracked(entry.session, network, seen.txid, seen.index)
+            if height is None:
+                entry.record(*transfers.in_mempool(known, seen, entry.now, required))
+            elif (
+                cursor is not None
+                and height <= cursor.height
+                and scanned_hash(entry.session, network, height) == blocks[height].hash
+            ):
+                entry.record(*transfers.in_block(known, seen, blocks[height], cursor.height, required))
+        return len(entry.kinds)

@@ -1,0 +1,83 @@
+"""The watched addresses: rows in the database, and in the active watcher a set to match outputs against.
+
+Any replica may take an `address_watched` event and write the row; the
+active one reads the rows added since its last pass (with some overlap, as
+transactions commit out of order) and drops the watches that ended.
+"""
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from kernodeck_kit.outbox import Store
+from kernodeck_watchers.domain.watched import WatchedAddresses
+from kernodeck_watchers.store.queries import insert_missing, watched_added_since, watches_ended
+from kernodeck_watchers.store.tables import WatchedAddressRow
+
+# Longer than any transaction that adds a watch takes to commit.
+OVERLAP = timedelta(minutes=5)
+
+
+class Watchlist:
+    def __init__(self, network: str, normalize: Callable[[str], str], default_required: int):
+        self.network = network
+        self.normalize = normalize
+        self.watched = WatchedAddresses(default_required)
+        self.loaded = False
+        self._synced_at: datetime | None = None
+
+    def row(
+        self, address: str, payment_id: str, watch_until: datetime, required: int, token: str | None, now: datetime
+    ) -> WatchedAddressRow:
+        return WatchedAddressRow(
+            network=self.network,
+            address=self.normalize(address),
+            payment_id=payment_id,
+            token=token,
+            watch_until=watch_until,
+            required_confirmations=required,
+            added_at=now,
+        )
+
+    def from_payments(self, entries: list[dict], now: datetime) -> list[WatchedAddressRow]:
+        """Rows for what payments' `watched_addresses` RPC answered."""
+        return [
+            self.row(
+                entry["address"],
+                entry["payment_id"],
+                datetime.fromisoformat(entry["watch_until"].replace("Z", "+00:00")),
+                entry["required_confirmations"],
+                entry.get("token"),
+                now,
+            )
+            for entry in entries
+        ]
+
+    def add(self, store: Store, rows: list[WatchedAddressRow]) -> None:
+        with store.transaction() as tx:
+            insert_missing(tx.session, rows)
+        if self.loaded:
+            for row in rows:
+                self.watched.add(row.address, row.required_confirmations)
+
+    def load(self, store: Store, from_payments: list[WatchedAddressRow], now: datetime) -> None:
+        """Everything watched, payments' answer included (addresses whose event this watcher never got)."""
+        self.add(store, from_payments)
+        self.watched = WatchedAddresses(self.watched.default_required)
+        with store.read() as session:
+            for address, required in watched_added_since(session, self.network, None, now):
+                self.watched.add(address, required)
+        self.loaded, self._synced_at = True, now
+
+    def sync(self, store: Store, now: datetime) -> None:
+        with store.read() as session:
+            added = watched_added_since(session, self.network, self._synced_at - OVERLAP, now)
+            ended = watches_ended(session, self.network, self._synced_at, now)
+        for address in ended:
+            self.watched.discard(address)
+        for address, required in added:
+            self.watched.add(address, required)
+        self._synced_at = now
+
+    def unload(self) -> None:
+        self.watched = WatchedAddresses(self.watched.default_required)
+        self.loaded, self._synced_at = False, None

@@ -1,0 +1,239 @@
+"""The core's unit tests: the scanner over an in-memory node (FakeChain) and a SQLite store migrated
+with the service's own scripts. Tests reach the fake and the helpers through fixtures."""
+
+import hashlib
+import itertools
+import json
+from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import text
+
+from kernodeck_kit import migrations
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import Store
+from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer
+from kernodeck_watchers.domain.progress import Progress
+from kernodeck_watchers.domain.watched import WatchedAddresses
+from kernodeck_watchers.scanner import Scanner
+
+GENESIS_TIME = 1_700_000_000
+_salt = itertools.count()
+
+
+@dataclass
+class FakeBlock:
+    ref: BlockRef
+    transfers: list[SeenTransfer] = field(default_factory=list)
+
+
+class FakeChain:
+    network = "bitcoin"
+
+    def __init__(self, height: int = 100):
+        self.best: list[FakeBlock] = []
+        self.known: dict[str, FakeBlock] = {}  # every block ever made, orphaned ones too
+        self.mempool: list[SeenTransfer] = []
+        self.down = False
+        self.then: dict[str, Callable[[], None]] = {}  # call -> what happens once right after it answers
+        self.calls: list[str] = []
+        for _ in range(height + 1):
+            self.mine()
+
+    # --- driving the chain ---------------------------------------------------
+
+    def send(self, transfer: SeenTransfer) -> SeenTransfer:
+        self.mempool.append(transfer)
+        return transfer
+
+    def drop(self, txid: str) -> None:
+        self.mempool = [t for t in self.mempool if t.txid != txid]
+
+    def mine(self, *transfers: SeenTransfer, time: int | None = None) -> BlockRef:
+        """A block on the tip with `transfers` (and whatever waits in the mempool unless transfers are given)."""
+        included = list(transfers) if transfers else list(self.mempool)
+        mined = {t.txid for t in included}
+        self.mempool = [t for t in self.mempool if t.txid not in mined]
+        parent = self.best[-1].ref if self.best else None
+        height = parent.height + 1 if parent else 0
+        block_hash = hashlib.sha256(f"{height}:{next(_salt)}".encode()).hexdigest()
+        ref = BlockRef(height, block_hash, parent.hash if parent else "", time or GENESIS_TIME + 600 * height)
+        self.best.append(FakeBlock(ref, included))
+        self.known[block_hash] = self.best[-1]
+        return ref
+
+    def orphan(self, depth: int) -> list[FakeBlock]:
+        """Take the newest `depth` blocks off the best chain (their transfers do not come back by themselves)."""
+        gone, self.best = self.best[-depth:], self.best[:-depth]
+        return gone
+
+    def reorg(self, depth: int, *blocks: list[SeenTransfer]) -> None:
+        """Replace the newest `depth` blocks by `blocks`, each given as its transfers."""
+        self.orphan(depth)
+        for transfers in blocks:
+            if transfers:
+                self.mine(*transfers)
+            else:
+                self.mine_empty()
+
+    def mine_empty(self, count: int = 1) -> BlockRef:
+        """`count` blocks that leave the mempool as it is."""
+        kept, self.mempool = self.mempool, []
+        for _ in range(count):
+            ref = self.mine()
+        self.mempool = kept
+        return ref
+
+    @property
+    def height(self) -> int:
+        return self.best[-1].ref.height
+
+    # --- ChainClient -----------------------------------------------------------
+
+    def normalize(self, address: str) -> str:
+        return address.lower()
+
+    def tip(self) -> BlockRef:
+        self._answer("tip")
+        ref = self.best[-1].ref
+        self._then("tip")
+        return ref
+
+    def block(self, height: int) -> BlockRef:
+        self._answer("block")
+        if height > self.height:
+            raise NodeError(f"no block at {height}")
+        ref = self.best[height].ref
+        self._then("block")
+        return ref
+
+    def transfers_in_block(
+        self, block: BlockRef, watched: Container[str], tokens: Mapping[str, str]
+    ) -> list[SeenTransfer]:
+        self._answer("transfers_in_block")
+        return [t for t in self.known[block.hash].transfers if t.address in watched]
+
+    def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
+        self._answer("pending_transfers")
+        return [t for t in self.mempool if t.address in watched]
+
+    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        self._answer("address_activity")
+        found: list[tuple[SeenTransfer, int | None]] = [(t, None) for t in self.mempool if t.address == address]
+        for block in self.best[since_height:]:
+            found += [(t, block.ref.height) for t in block.transfers if t.address == address]
+        return found
+
+    def _then(self, call: str) -> None:
+        change = self.then.pop(call, None)
+        if change is not None:
+            change()
+
+    def _answer(self, call: str) -> None:
+        if self.down:
+            raise NodeError(f"{call}: the node cannot be reached")
+        self.calls.append(call)
+
+
+_txids = itertools.count(1)
+
+
+def transfer(address: str, amount: int, index: int = 0, txid: str | None = None) -> SeenTransfer:
+    return SeenTransfer(txid or f"{next(_txids):064x}", index, address, None, amount)
+
+
+# --- fixtures ------------------------------------------------------------------
+
+
+class Clock:
+    """The scanner's clock, moved by hand."""
+
+    def __init__(self):
+        self.now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> datetime:
+        self.now += timedelta(seconds=seconds)
+        return self.now
+
+
+class Events:
+    """The events the scanner wrote to the outbox, oldest first."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.read = 0
+
+    def all(self) -> list[dict]:
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(text("SELECT event_type, payload FROM outbox ORDER BY id")).all()
+        return [{"type": kind, **json.loads(payload)} for kind, payload in rows]
+
+    def new(self) -> list[dict]:
+        """The events written since the last call."""
+        every = self.all()
+        fresh, self.read = every[self.read :], len(every)
+        return fresh
+
+    def kinds(self) -> list[tuple[str, str, int]]:
+        """(type, txid, confirmations) of the new events."""
+        return [(e["type"], e["txid"], e["confirmations"]) for e in self.new() if "txid" in e]
+
+
+@pytest.fixture
+def store(tmp_path):
+    url = f"sqlite:///{tmp_path / 'watcher.db'}"
+    migrations.upgrade("kernodeck_watchers", url)
+    engine = make_engine(url)
+    yield Store(engine, "chain", relay=None)
+    engine.dispose()
+
+
+@pytest.fixture
+def chain() -> FakeChain:
+    return FakeChain()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def events(store) -> Events:
+    return Events(store)
+
+
+@pytest.fixture
+def watched() -> WatchedAddresses:
+    """The watched set the scanner matches against; 3 confirmations unless an address says otherwise."""
+    return WatchedAddresses(default_required=3)
+
+
+@pytest.fixture
+def make_scanner(store, chain, watched, clock):
+    """`make_scanner(**overrides)` -> a Scanner over the fake chain (a new one is a restarted watcher)."""
+
+    def make(**overrides) -> Scanner:
+        fields = {
+            "store": store,
+            "client": chain,
+            "watched": watched,
+            "tokens": {},
+            "progress": Progress(since=clock()),
+            "history_blocks": 20,
+            "clock": clock,
+        }
+        return Scanner(**{**fields, **overrides})
+
+    return make
+
+
+@pytest.fixture
+def pay():
+    """`pay(address, amount, index=0, txid=None)` -> a SeenTransfer with a fresh txid."""
+    return transfer

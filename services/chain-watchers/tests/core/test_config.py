@@ -1,0 +1,70 @@
+"""Settings per network, the client of each network, and the command line."""
+
+import pytest
+
+from kernodeck_watchers.chains.base import NodeError
+from kernodeck_watchers.clients import build_client
+from kernodeck_watchers.config import WatcherSettings
+from kernodeck_watchers.instrumented import InstrumentedClient
+from kernodeck_watchers.main import main
+from kernodeck_watchers.metrics import RPC_ERRORS, RPC_SECONDS
+
+
+def test_each_network_gets_its_own_name_port_and_payments_default_confirmations():
+    bitcoin, litecoin = WatcherSettings(network="bitcoin"), WatcherSettings(network="litecoin")
+    assert (bitcoin.service_name, bitcoin.metrics_port, bitcoin.confirmations, bitcoin.lag_blocks) == (
+        "watcher_bitcoin",
+        9110,
+        2,
+        2,
+    )
+    assert (litecoin.service_name, litecoin.metrics_port, litecoin.confirmations) == ("watcher_litecoin", 9111, 6)
+    assert [WatcherSettings(network=n).confirmations for n in ("ethereum", "tron", "solana")] == [12, 19, 32]
+
+
+def test_node_settings_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("WATCHER_BITCOIN_RPC_URL", "http://node:18443")
+    monkeypatch.setenv("WATCHER_BITCOIN_ZMQ_URL", "tcp://node:28332")
+    monkeypatch.setenv("WATCHER_LITECOIN_CONFIRMATIONS", "12")
+    settings = WatcherSettings(network="bitcoin")
+    assert (settings.bitcoin_rpc_url, settings.block_notify_url) == ("http://node:18443", "tcp://node:28332")
+    assert WatcherSettings(network="litecoin").confirmations == 12
+    assert WatcherSettings(network="litecoin").block_notify_url == ""
+
+
+def test_token_contracts_belong_to_their_network():
+    assert WatcherSettings(network="bitcoin").tokens() == {}
+    assert WatcherSettings(network="tron").tokens() == {"TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t": "USDT"}
+    ethereum = WatcherSettings(network="ethereum", usdc_ethereum_contract="").tokens()
+    assert ethereum == {"0xdAC17F958D2ee523a2206206994597C13D831ec7": "USDT"}
+
+
+def test_the_settings_reach_the_container_whole():
+    settings = WatcherSettings(network="litecoin", poll_interval_s=0.5, litecoin_rpc_password="secret")
+    config = settings.nameko_config()
+    assert WatcherSettings.model_validate(config["WATCHER"]) == settings
+    assert (config["WATCHER_STATUS_INTERVAL_S"], config["WATCHER_BLOCK_NOTIFY_URL"]) == (5.0, "")
+
+
+def test_bitcoin_and_litecoin_share_the_utxo_client():
+    assert build_client(WatcherSettings(network="litecoin")).normalize("RLTC1QABC") == "rltc1qabc"
+    assert build_client(WatcherSettings(network="bitcoin")).normalize("BCRT1QABC") == "bcrt1qabc"
+
+
+def test_the_command_line_refuses_an_unknown_network(capsys):
+    with pytest.raises(SystemExit):
+        main(["--network", "dogecoin"])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_node_calls_are_timed_and_their_failures_counted(chain):
+    client = InstrumentedClient(chain)
+    errors = RPC_ERRORS.labels("bitcoin", "tip")
+    timed = RPC_SECONDS.labels("bitcoin", "tip")
+    failed_before, timed_before = errors._value.get(), timed._sum.get()
+    client.tip()
+    chain.down = True
+    with pytest.raises(NodeError):
+        client.tip()
+    assert errors._value.get() == failed_before + 1
+    assert timed._sum.get() > timed_before

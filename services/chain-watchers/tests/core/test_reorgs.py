@@ -1,0 +1,135 @@
+"""Reorganisations: the walk back to the common ancestor, withdrawals, and the rescan."""
+
+import pytest
+
+from kernodeck_watchers.scanner import CursorMoved, ReorgTooDeep
+from kernodeck_watchers.store.queries import get_cursor, scanned_blocks
+
+ALICE = "alice"
+
+
+@pytest.fixture(autouse=True)
+def watching(watched):
+    watched.add(ALICE, 3)
+
+
+@pytest.fixture
+def scanner(make_scanner):
+    scanner = make_scanner()
+    scanner.run()
+    return scanner
+
+
+def test_only_transfers_in_orphaned_blocks_are_reverted(scanner, chain, events, pay):
+    kept, lost = pay(ALICE, 1), pay(ALICE, 2)
+    chain.mine(kept)
+    chain.mine(lost)
+    scanner.run()
+    events.new()
+    chain.reorg(1, [], [])
+    scanner.run()
+    assert events.kinds() == [
+        ("transfer_reverted", lost.txid, 0),
+        ("transfer_confirmed", kept.txid, 3),
+    ]
+
+
+def test_a_reverted_transfer_carries_its_orphaned_block(scanner, chain, events, pay):
+    lost = pay(ALICE, 2)
+    orphaned = chain.mine(lost)
+    scanner.run()
+    events.new()
+    chain.reorg(1, [], [])
+    scanner.run()
+    (reverted,) = events.new()
+    assert (reverted["type"], reverted["block_height"], reverted["block_hash"]) == (
+        "transfer_reverted",
+        orphaned.height,
+        orphaned.hash,
+    )
+
+
+def test_a_transfer_in_the_new_chain_is_seen_again_in_its_new_block(scanner, chain, events, pay):
+    moved = pay(ALICE, 2)
+    chain.mine(moved)
+    scanner.run()
+    events.new()
+    chain.reorg(1, [], [moved])
+    scanner.run()
+    new_events = events.new()
+    assert [(e["type"], e["block_height"], e["confirmations"]) for e in new_events] == [
+        ("transfer_reverted", chain.height - 1, 0),
+        ("transfer_seen", chain.height, 1),
+    ]
+    assert new_events[1]["block_hash"] == chain.best[-1].ref.hash
+    assert new_events[0]["sequence"] < new_events[1]["sequence"]
+
+
+def test_a_same_height_replacement_of_the_tip_is_noticed(scanner, chain, events, store, pay):
+    lost = pay(ALICE, 2)
+    chain.mine(lost)
+    scanner.run()
+    events.new()
+    chain.reorg(1, [])  # same height, another hash
+    scanner.run()
+    assert events.kinds() == [("transfer_reverted", lost.txid, 0)]
+    with store.read() as session:
+        assert get_cursor(session, chain.network).hash == chain.best[-1].ref.hash
+
+
+def test_a_shorter_best_chain_rewinds_the_cursor(scanner, chain, events, store, pay):
+    lost = pay(ALICE, 2)
+    chain.mine(lost)
+    chain.mine_empty(2)
+    scanner.run()
+    events.new()
+    chain.orphan(3)
+    scanner.run()
+    assert events.kinds() == [("transfer_reverted", lost.txid, 0)]
+    with store.read() as session:
+        assert get_cursor(session, chain.network).height == chain.height
+        assert scanned_blocks(session, chain.network)[0] == (chain.height, chain.best[-1].ref.hash)
+
+
+def test_a_reorg_found_by_a_parent_mismatch_during_the_scan(scanner, chain, events, pay):
+    lost, found = pay(ALICE, 2), pay(ALICE, 3)
+    chain.mine(lost)
+    scanner.run()
+    events.new()
+    chain.mine_empty()
+    # Right after the node gives its tip, its chain changes under the scanner.
+    chain.then["tip"] = lambda: chain.reorg(2, [found], [], [])
+    scanner.run()
+    assert events.kinds() == [
+        ("transfer_reverted", lost.txid, 0),
+        ("transfer_seen", found.txid, 2),
+    ]
+
+
+def test_a_reorg_deeper_than_the_remembered_blocks_stops_without_a_guess(make_scanner, chain, events, store, pay):
+    scanner = make_scanner(history_blocks=3)
+    scanner.run()
+    chain.mine(pay(ALICE, 2))
+    chain.mine_empty(4)
+    scanner.run()
+    events.new()
+    with store.read() as session:
+        before = get_cursor(session, chain.network)
+    chain.reorg(4, [], [], [], [])
+    with pytest.raises(ReorgTooDeep):
+        scanner.run()
+    assert events.new() == []
+    with store.read() as session:
+        assert get_cursor(session, chain.network) == before
+
+
+def test_a_pass_stops_when_another_replica_moved_the_cursor(make_scanner, chain, events, pay):
+    first, second = make_scanner(), make_scanner()
+    first.run()
+    payment = pay(ALICE, 1)
+    chain.mine(payment)
+    # `second` reads the cursor and fetches the block, then `first` scans it before `second` commits.
+    chain.then["block"] = first.run
+    with pytest.raises(CursorMoved):
+        second.run()
+    assert events.kinds() == [("transfer_seen", payment.txid, 1)]

@@ -1,0 +1,192 @@
+"""The scan loop's turns: leadership, the watched set from payments and events, back-off, status."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import text
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import AddressWatched
+from kernodeck_watchers.config import WatcherSettings
+from kernodeck_watchers.runtime import WatcherRuntime
+
+
+class Lock:
+    def __init__(self, free: bool = True):
+        self.free = free
+        self.held = False
+
+    def hold(self) -> bool:
+        self.held = self.held or self.free
+        return self.held
+
+    def release(self) -> None:
+        self.held = False
+
+    def close(self) -> None:
+        self.release()
+
+
+class Payments:
+    """payments' watched_addresses(network) answer, or its absence."""
+
+    def __init__(self):
+        self.entries: list[dict] = []
+        self.up = True
+        self.calls = 0
+
+    def __call__(self) -> list[dict]:
+        self.calls += 1
+        if not self.up:
+            raise ServiceError(ErrorCode.SERVICE_UNAVAILABLE, "payments is not answering, try again")
+        return self.entries
+
+    def watch(self, address: str, required: int = 2) -> None:
+        until = (datetime.now(UTC) + timedelta(days=7)).isoformat().replace("+00:00", "Z")
+        self.entries.append(
+            {
+                "address": address,
+                "payment_id": f"p-{address}",
+                "token": None,
+                "watch_until": until,
+                "required_confirmations": required,
+            }
+        )
+
+
+SETTINGS = WatcherSettings(
+    network="bitcoin",
+    poll_interval_s=0.5,
+    standby_retry_s=2,
+    backoff_initial_s=1,
+    backoff_max_s=4,
+    bitcoin_lag_blocks=2,
+)
+
+
+@pytest.fixture
+def lock():
+    return Lock()
+
+
+@pytest.fixture
+def payments():
+    return Payments()
+
+
+@pytest.fixture
+def runtime(chain, lock):
+    return WatcherRuntime(SETTINGS, chain, lock)
+
+
+def test_the_first_turn_takes_the_watched_set_from_payments(runtime, store, chain, payments, events, pay):
+    payments.watch("known-only-to-payments")
+    assert runtime.turn(store, payments) == 0.5
+    payment = pay("known-only-to-payments", 10)
+    chain.mine(payment)
+    runtime.turn(store, payments)
+    assert events.kinds() == [("transfer_seen", payment.txid, 1)]
+    assert payments.calls == 1  # later turns read the database only
+
+
+def test_an_address_watched_event_counts_from_the_next_block(runtime, store, chain, payments, events, pay):
+    runtime.turn(store, payments)
+    until = datetime.now(UTC) + timedelta(days=1)
+    runtime.watch(
+        store,
+        AddressWatched(network="bitcoin", address="NEW", payment_id="p1", watch_until=until, required_confirmations=1),
+    )
+    payment = pay("new", 10)
+    chain.mine(payment)
+    runtime.turn(store, payments)
+    assert events.kinds() == [("transfer_seen", payment.txid, 1), ("transfer_confirmed", payment.txid, 1)]
+
+
+def test_a_watch_written_by_another_replica_is_picked_up_by_the_active_one(chain, store, payments, events, pay):
+    active, standby = WatcherRuntime(SETTINGS, chain, Lock()), WatcherRuntime(SETTINGS, chain, Lock(free=False))
+    active.turn(store, payments)
+    until = datetime.now(UTC) + timedelta(days=1)
+    standby.watch(
+        store,
+        AddressWatched(network="bitcoin", address="b", payment_id="p", watch_until=until, required_confirmations=1),
+    )
+    payment = pay("b", 3)
+    chain.mine(payment)
+    active.turn(store, payments)
+    assert events.kinds()[0] == ("transfer_seen", payment.txid, 1)
+
+
+def test_no_status_before_a_pass_has_tried_the_node(runtime, store, chain, payments):
+    assert runtime.report_status(store) is None  # not a guess: payments counts silence as lag after a while
+    chain.down = True
+    runtime.turn(store, payments)
+    assert runtime.report_status(store).lagging
+
+
+def test_a_status_during_the_first_pass_compares_the_tip_with_the_cursor(chain, store, payments, lock):
+    runtime = WatcherRuntime(SETTINGS.model_copy(update={"start_height": chain.height - 1}), chain, lock)
+    during = []
+    # The first block asked for is where the scan starts; the second is scanned, the status reads meanwhile.
+    chain.then["block"] = lambda: chain.then.update(block=lambda: during.append(runtime.report_status(store)))
+    runtime.turn(store, payments)
+    (status,) = during
+    assert (status.node_height - status.scanned_height, status.lagging) == (2, False)
+
+
+def test_a_standby_only_retries_the_lock(chain, store, payments, pay):
+    standby = WatcherRuntime(SETTINGS, chain, Lock(free=False))
+    assert standby.turn(store, payments) == 2
+    assert chain.calls == [] and payments.calls == 0
+    assert standby.report_status(store) is None
+
+
+def test_node_errors_back_off_doubling_up_to_the_cap_then_recover(runtime, store, chain, payments):
+    runtime.turn(store, payments)
+    chain.down = True
+    assert [runtime.turn(store, payments) for _ in range(4)] == [1, 2, 4, 4]
+    status = runtime.report_status(store)
+    assert status.lagging and status.node_height == chain.height
+    chain.down = False
+    assert runtime.turn(store, payments) == 0.5
+    assert not runtime.report_status(store).lagging
+
+
+def test_no_scan_before_payments_gave_the_watched_set(runtime, store, chain, payments):
+    payments.up = False
+    assert runtime.turn(store, payments) == 1
+    assert "tip" not in chain.calls
+    payments.up = True
+    assert runtime.turn(store, payments) == 0.5
+    assert "tip" in chain.calls
+
+
+def test_the_status_reports_the_lag_in_blocks(runtime, store, chain, payments):
+    runtime.turn(store, payments)
+    runtime.progress.node_answered(chain.height + 3)  # the node is ahead of what was scanned
+    status = runtime.report_status(store)
+    assert (status.node_height - status.scanned_height, status.lagging) == (3, True)
+
+
+def test_a_targeted_look_asks_payments_for_an_address_it_does_not_know(runtime, store, chain, payments, events, pay):
+    runtime.turn(store, payments)
+    payment = chain.send(pay("reported", 4))
+    payments.watch("reported", required=5)
+    assert runtime.look_at(store, "REPORTED", payments) == 1
+    assert payments.calls == 2
+    chain.mine()
+    runtime.turn(store, payments)
+    events.new()
+    chain.mine_empty(4)
+    runtime.turn(store, payments)
+    assert events.kinds()[-1] == ("transfer_confirmed", payment.txid, 5)
+
+
+def test_a_large_answer_from_payments_is_stored_once_in_batches(runtime, store, chain, payments):
+    for i in range(2_500):
+        payments.watch(f"addr{i}")
+    runtime.turn(store, payments)
+    restarted = WatcherRuntime(SETTINGS, chain, Lock())
+    restarted.turn(store, payments)  # the same answer again
+    assert len(runtime.watchlist.watched) == len(restarted.watchlist.watched) == 2_500
+    with store.read() as session:
+        assert session.execute(text("SELECT count(*) FROM watched_addresses")).scalar() == 2_500

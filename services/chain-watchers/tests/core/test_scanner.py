@@ -1,0 +1,172 @@
+"""A scan pass over an in-memory node: blocks in order, confirmations, the mempool, sequence numbers."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kernodeck_watchers.chains.base import NodeError
+from kernodeck_watchers.store.queries import get_cursor, scanned_blocks
+
+ALICE, BOB, STRANGER = "alice", "bob", "stranger"
+
+
+@pytest.fixture(autouse=True)
+def watching(watched):
+    watched.add(ALICE, 3)
+    watched.add(BOB, 1)
+
+
+def test_the_first_pass_starts_after_the_tip_and_then_scans_every_new_block(make_scanner, chain, store, events, pay):
+    scanner = make_scanner()
+    scanner.run()
+    with store.read() as session:
+        assert get_cursor(session, chain.network).height == chain.height == 100
+    paid = chain.mine(pay(ALICE, 5_000))
+    scanner.run()
+    assert events.kinds() == [("transfer_seen", chain.best[-1].transfers[0].txid, 1)]
+    with store.read() as session:
+        assert get_cursor(session, chain.network).hash == paid.hash
+
+
+def test_a_configured_start_height_scans_from_that_block(make_scanner, chain, events, pay):
+    early = pay(ALICE, 7)
+    chain.mine(early)
+    chain.mine_empty(3)
+    make_scanner(start_height=chain.height - 3).run()
+    assert events.kinds() == [("transfer_seen", early.txid, 4), ("transfer_confirmed", early.txid, 4)]
+
+
+def test_confirmations_are_counted_block_by_block_until_confirmed(make_scanner, chain, events, pay):
+    scanner = make_scanner()
+    scanner.run()
+    payment = pay(ALICE, 5_000)
+    chain.mine(payment)
+    scanner.run()
+    chain.mine_empty()
+    scanner.run()
+    chain.mine_empty()
+    scanner.run()
+    chain.mine_empty(2)
+    scanner.run()
+    assert events.kinds() == [
+        ("transfer_seen", payment.txid, 1),
+        ("transfer_confirmations", payment.txid, 2),
+        ("transfer_confirmed", payment.txid, 3),
+    ]
+
+
+def test_each_address_needs_its_own_confirmations(make_scanner, chain, events, pay):
+    scanner = make_scanner()
+    scanner.run()
+    to_alice, to_bob, to_stranger = pay(ALICE, 1), pay(BOB, 2), pay(STRANGER, 3)
+    chain.mine(to_alice, to_bob, to_stranger)
+    scanner.run()
+    assert events.kinds() == [
+        ("transfer_seen", to_alice.txid, 1),
+        ("transfer_seen", to_bob.txid, 1),
+        ("transfer_confirmed", to_bob.txid, 1),
+    ]
+
+
+def test_after_downtime_every_missed_block_is_scanned_in_one_pass(make_scanner, chain, store, events, pay):
+    make_scanner().run()
+    start = chain.height
+    first, second = pay(ALICE, 1), pay(ALICE, 2)
+    chain.mine_empty()
+    chain.mine(first)
+    chain.mine_empty(4)
+    chain.mine(second)
+    make_scanner().run()  # a new scanner: the watcher restarted
+    assert events.kinds() == [
+        ("transfer_seen", first.txid, 6),
+        ("transfer_seen", second.txid, 1),
+        ("transfer_confirmed", first.txid, 6),
+    ]
+    with store.read() as session:
+        heights = [height for height, _ in scanned_blocks(session, chain.network)]
+    assert heights == list(range(chain.height, start - 1, -1))
+
+
+def test_sequence_numbers_grow_by_one_across_passes_and_restarts(make_scanner, chain, events, pay):
+    make_scanner().run()
+    for _ in range(3):
+        chain.mine(pay(ALICE, 1), pay(BOB, 2))
+        make_scanner().run()
+    sequences = [event["sequence"] for event in events.all()]
+    assert sequences == list(range(1, len(sequences) + 1))
+    # Each block: 2 seen and Bob's confirmed; then Alice's first at 2 and 3, her second at 2.
+    assert len(sequences) == 3 * 3 + 3
+
+
+def test_a_mempool_transfer_is_seen_then_counted_from_its_block(make_scanner, chain, events, clock, pay):
+    scanner = make_scanner()
+    scanner.run()
+    payment = chain.send(pay(ALICE, 9))
+    scanner.run()
+    (seen,) = events.new()
+    assert (seen["type"], seen["block_height"], seen["confirmations"]) == ("transfer_seen", None, 0)
+    assert datetime.fromisoformat(seen["occurred_at"]) == clock()
+    clock.advance(3600)  # the block's time (fake chain) is long before: it sets when it happened
+    mined = chain.mine()
+    scanner.run()
+    (counted,) = events.new()
+    assert (counted["type"], counted["block_height"], counted["block_hash"], counted["confirmations"]) == (
+        "transfer_confirmations",
+        mined.height,
+        mined.hash,
+        1,
+    )
+    assert datetime.fromisoformat(counted["occurred_at"]) == datetime.fromtimestamp(mined.time, UTC)
+    scanner.run()
+    assert events.new() == []
+    assert payment.txid == seen["txid"]
+
+
+def test_a_dropped_mempool_transfer_is_reverted(make_scanner, chain, events, clock, pay):
+    scanner = make_scanner()
+    payment = chain.send(pay(ALICE, 9))
+    scanner.run()
+    chain.drop(payment.txid)
+    clock.advance(1)
+    scanner.run()
+    assert events.kinds() == [("transfer_seen", payment.txid, 0), ("transfer_reverted", payment.txid, 0)]
+
+
+def test_a_replaced_mempool_transfer_is_reverted_and_its_replacement_seen(make_scanner, chain, events, clock, pay):
+    scanner = make_scanner()
+    original = chain.send(pay(ALICE, 9, index=1))
+    scanner.run()
+    chain.drop(original.txid)
+    replacement = chain.send(pay(ALICE, 9, index=0))
+    clock.advance(1)
+    scanner.run()
+    assert events.kinds() == [
+        ("transfer_seen", original.txid, 0),
+        ("transfer_seen", replacement.txid, 0),
+        ("transfer_reverted", original.txid, 0),
+    ]
+
+
+def test_a_transfer_mined_between_the_mempool_read_and_the_tip_is_not_reverted(make_scanner, chain, events, clock, pay):
+    scanner = make_scanner()
+    payment = chain.send(pay(ALICE, 9))
+    scanner.run()
+    clock.advance(1)
+    mined = chain.mine()  # gone from the mempool, in the block the next pass scans
+    scanner.run()
+    assert events.kinds() == [("transfer_seen", payment.txid, 0), ("transfer_confirmations", payment.txid, 1)]
+    assert chain.height == mined.height
+
+
+def test_a_node_error_stops_the_pass_and_the_next_pass_resumes_where_it_stopped(make_scanner, chain, events, pay):
+    scanner = make_scanner()
+    scanner.run()
+    payment = pay(ALICE, 1)
+    chain.mine(payment)
+    chain.down = True
+    with pytest.raises(NodeError):
+        scanner.run()
+    assert events.new() == []
+    chain.down = False
+    scanner.run()
+    assert events.kinds() == [("transfer_seen", payment.txid, 1)]

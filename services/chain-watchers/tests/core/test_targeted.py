@@ -1,0 +1,63 @@
+""" "J'ai payé": a targeted look at one address records what the scans missed, and nothing twice."""
+
+from kernodeck_watchers.targeted import look_at
+
+LATE = "late"  # an address the scanner did not watch when its payment was mined
+
+
+def test_a_mempool_transfer_is_recorded_at_once(make_scanner, store, chain, events, clock, pay):
+    make_scanner().run()
+    payment = chain.send(pay(LATE, 5))
+    assert look_at(store, chain, LATE, 2, 10, clock) == 1
+    (seen,) = events.new()
+    assert (seen["type"], seen["txid"], seen["block_height"], seen["amount"]) == (
+        "transfer_seen",
+        payment.txid,
+        None,
+        5,
+    )
+
+
+def test_a_transfer_in_a_scanned_block_is_recorded_and_then_counted_by_the_scans(
+    make_scanner, store, chain, watched, events, clock, pay
+):
+    scanner = make_scanner()
+    scanner.run()
+    payment = pay(LATE, 5)
+    chain.mine(payment)
+    scanner.run()
+    assert events.new() == []  # not watched: the scan saw nothing
+    assert look_at(store, chain, LATE, 2, 10, clock) == 1
+    assert events.kinds() == [("transfer_seen", payment.txid, 1)]
+    watched.add(LATE, 2)
+    chain.mine_empty()
+    scanner.run()
+    assert events.kinds() == [("transfer_confirmed", payment.txid, 2)]
+
+
+def test_a_block_the_scanner_has_not_reached_is_left_to_it(make_scanner, store, chain, events, clock, pay):
+    make_scanner().run()
+    chain.mine(pay(LATE, 5))
+    assert look_at(store, chain, LATE, 2, 10, clock) == 0
+    assert events.new() == []
+
+
+def test_only_the_last_blocks_are_looked_at(make_scanner, store, chain, events, clock, pay):
+    scanner = make_scanner()
+    scanner.run()
+    chain.mine(pay(LATE, 5))
+    chain.mine_empty(5)
+    scanner.run()
+    assert look_at(store, chain, LATE, 2, 5, clock) == 0
+    assert look_at(store, chain, LATE, 2, 6, clock) == 1
+
+
+def test_looking_twice_records_nothing_new(make_scanner, store, chain, events, clock, pay):
+    scanner = make_scanner()
+    scanner.run()
+    chain.mine(pay(LATE, 5))
+    scanner.run()
+    chain.send(pay(LATE, 6))
+    assert look_at(store, chain, LATE, 2, 10, clock) == 2
+    assert look_at(store, chain, LATE, 2, 10, clock) == 0
+    assert [event["sequence"] for event in events.all()] == [1, 2]

@@ -1,0 +1,70 @@
+"""A real anvil with the devnet's tokens and contracts, shared by a test module; helpers to shape blocks."""
+
+import contextlib
+import secrets
+
+import pytest
+
+from infra.devnet.nodes import AnvilNode, find_binary
+from infra.devnet.tokens import deploy, deploy_tokens
+from kernodeck_watchers.chains.ethereum import EthereumClient
+
+
+@pytest.fixture(scope="module")
+def anvil(tmp_path_factory):
+    if not AnvilNode.installed():
+        pytest.skip("anvil is not installed: run infra/devnet/install.sh anvil")
+    if find_binary("solcjs") is None:
+        pytest.skip("solcjs is not installed: run infra/devnet/install.sh solc")
+    with AnvilNode(tmp_path_factory.mktemp("anvil")) as node:
+        yield node
+
+
+@pytest.fixture(scope="module")
+def tokens(anvil):
+    return deploy_tokens(anvil)
+
+
+@pytest.fixture(scope="module")
+def forwarder(anvil):
+    return deploy(anvil, "Forwarder")
+
+
+@pytest.fixture
+def client(anvil):
+    return EthereumClient(anvil.rpc_url)
+
+
+@pytest.fixture
+def new_address():
+    """A fresh address nobody has used: lowercase 0x hex."""
+    return lambda: "0x" + secrets.token_hex(20)
+
+
+@pytest.fixture
+def one_block(anvil):
+    """`with one_block() as hashes: hashes.append(send(...))` mines those transactions in one block and
+    leaves their receipts in `hashes.receipts`."""
+
+    class Sent(list):
+        receipts: list[dict]
+
+    @contextlib.contextmanager
+    def block():
+        sent = Sent()
+        anvil.rpc("evm_setAutomine", False)
+        try:
+            yield sent
+            anvil.rpc("evm_mine")
+        finally:
+            anvil.rpc("evm_setAutomine", True)
+        sent.receipts = [anvil.wait_receipt(h) for h in sent]
+        assert len({r["blockHash"] for r in sent.receipts}) <= 1, "the transactions landed in several blocks"
+
+    return block
+
+
+@pytest.fixture
+def ref_of(client):
+    """The BlockRef of the block a receipt is in."""
+    return lambda receipt: client.block(int(receipt["blockNumber"], 16))

@@ -1,0 +1,66 @@
+"""The targeted look at one address ("J'ai payé"): recent blocks, token logs and the balance."""
+
+import logging
+
+from infra.devnet.tokens import forward_eth, send, transfer_token
+from kernodeck_watchers.chains.base import SeenTransfer
+from kernodeck_watchers.chains.ethereum import EthereumClient
+
+
+def height(receipt: dict) -> int:
+    return int(receipt["blockNumber"], 16)
+
+
+def test_recent_eth_and_token_transfers_are_reported_with_their_heights(anvil, client, tokens, new_address, caplog):
+    address = new_address()
+    before = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x1"}))
+    eth = anvil.wait_receipt(send(anvil, {"to": address, "value": hex(10**16)}))
+    usdt = anvil.wait_receipt(transfer_token(anvil, tokens["USDT"], address, 42_000_000))
+    anvil.rpc("anvil_mine", 3)
+
+    with caplog.at_level(logging.WARNING):
+        found = client.address_activity(address.upper().replace("0X", "0x"), since_height=height(eth))
+
+    assert sorted(found, key=lambda f: f[1]) == [
+        (SeenTransfer(eth["transactionHash"], 0, address, None, 10**16), height(eth)),
+        (
+            SeenTransfer(
+                usdt["transactionHash"], int(usdt["logs"][0]["logIndex"], 16), address, tokens["USDT"], 42_000_000
+            ),
+            height(usdt),
+        ),
+    ]
+    assert height(before) < height(eth)
+    assert "balance without a matching ETH transfer" in caplog.text  # the wei sent before since_height
+
+
+def test_only_the_last_activity_blocks_are_read(anvil, new_address):
+    address = new_address()
+    old = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x5"}))
+    recent = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x6"}))
+
+    found = EthereumClient(anvil.rpc_url, activity_blocks=1).address_activity(address, since_height=height(old))
+
+    assert found == [(SeenTransfer(recent["transactionHash"], 0, address, None, 6), height(recent))]
+
+
+def test_an_internal_transfer_shows_only_as_a_logged_balance(anvil, client, forwarder, new_address, caplog):
+    address = new_address()
+    receipt = anvil.wait_receipt(forward_eth(anvil, forwarder, address, 10**15))
+
+    with caplog.at_level(logging.WARNING):
+        found = client.address_activity(address, since_height=height(receipt))
+
+    assert found == []
+    assert "balance without a matching ETH transfer" in caplog.text
+
+
+def test_no_warning_when_the_balance_is_explained(anvil, client, new_address, caplog):
+    address = new_address()
+    receipt = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x9"}))
+
+    with caplog.at_level(logging.WARNING):
+        found = client.address_activity(address, since_height=height(receipt))
+
+    assert [t.amount for t, _ in found] == [9]
+    assert "balance without" not in caplog.text

@@ -1,0 +1,84 @@
+"""The watcher core's scanner over SolanaClient and the double: payments across skipped slots, confirmations,
+and a dropped fork reverted."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from solders.keypair import Keypair
+from sqlalchemy import text
+
+from kernodeck_kit import migrations
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import Store
+from kernodeck_watchers.chains.solana import SolanaClient
+from kernodeck_watchers.domain.progress import Progress
+from kernodeck_watchers.domain.watched import WatchedAddresses
+from kernodeck_watchers.scanner import Scanner
+
+CONFIRMATIONS = 3
+
+
+@pytest.fixture
+def store(tmp_path):
+    url = f"sqlite:///{tmp_path / 'watcher.db'}"
+    migrations.upgrade("kernodeck_watchers", url)
+    engine = make_engine(url)
+    yield Store(engine, "chain", relay=None)
+    engine.dispose()
+
+
+def events(store: Store) -> list[tuple[str, str, int]]:
+    """(type, txid, confirmations) of every transfer event the scanner wrote, oldest first."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(text("SELECT event_type, payload FROM outbox ORDER BY id")).all()
+    return [(kind, e["txid"], e["confirmations"]) for kind, e in ((k, json.loads(p)) for k, p in rows) if "txid" in e]
+
+
+def scanner(store: Store, node, watched: str) -> Scanner:
+    addresses = WatchedAddresses(default_required=CONFIRMATIONS)
+    addresses.add(watched, CONFIRMATIONS)
+    return Scanner(
+        store=store,
+        client=SolanaClient(node.url, commitment="confirmed"),
+        watched=addresses,
+        tokens={},
+        progress=Progress(since=datetime.now(UTC)),
+        history_blocks=50,
+    )
+
+
+def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, node, wallet, payer):
+    watched = Keypair().pubkey()
+    watcher = scanner(store, node, str(watched))
+    watcher.run()
+    node.rpc("double_skipSlots", 2)
+    paid = wallet.transfer(payer, watched, 25_000_000)
+    node.rpc("double_produceBlocks", 2)
+    watcher.run()
+    node.rpc("double_skipSlots", 1)
+    node.rpc("double_produceBlocks", 2)
+    watcher.run()
+
+    # heights are slots: paid in slot S, S+2 skipped, confirmed up to S+3: 4 confirmations
+    assert [(kind, confirmations) for kind, txid, confirmations in events(store) if txid == paid] == [
+        ("transfer_seen", 1),
+        ("transfer_confirmed", 4),
+    ]
+
+
+def test_a_payment_in_a_dropped_fork_is_reverted(store, node, wallet, payer):
+    watched = Keypair().pubkey()
+    watcher = scanner(store, node, str(watched))
+    watcher.run()
+    lost = wallet.transfer(payer, watched, 25_000_000)
+    node.rpc("double_produceBlocks", 2)
+    watcher.run()
+
+    node.rpc("double_dropBlocks", 2)
+    node.rpc("double_produceBlocks", 3)
+    watcher.run()
+
+    assert [kind for kind, txid, _ in events(store) if txid == lost] == ["transfer_seen", "transfer_reverted"]

@@ -1,0 +1,60 @@
+"""A TronDouble (a real anvil behind it) shared by a test module, its tokens, fresh accounts and clients."""
+
+import coincurve
+import pytest
+
+from infra.devnet.nodes import AnvilNode, find_binary
+from infra.devnet.tron_double import TronDouble
+from kernodeck_payments.domain.addresses import tron_address
+from kernodeck_watchers.chains.tron import TronClient
+
+
+@pytest.fixture(scope="session")
+def devnet_installed():
+    if not AnvilNode.installed():
+        pytest.skip("anvil is not installed: run infra/devnet/install.sh anvil")
+    if find_binary("solcjs") is None:
+        pytest.skip("solcjs is not installed: run infra/devnet/install.sh solc")
+
+
+@pytest.fixture(scope="module")
+def double(devnet_installed):
+    with TronDouble(solidify_after=3) as node:
+        yield node
+
+
+@pytest.fixture(scope="module")
+def usdt(double):
+    return double.deploy_trc20("USDT", 6, 10**15)
+
+
+@pytest.fixture(scope="module")
+def fake_usdt(double):
+    """Another contract with USDT's symbol and decimals."""
+    return double.deploy_trc20("USDT", 6, 10**15)
+
+
+@pytest.fixture
+def new_account():
+    """() -> (base58 address, private key hex) of a key nobody has used."""
+
+    def make():
+        key = coincurve.PrivateKey()
+        return tron_address(key.public_key.format(compressed=False)), key.secret.hex()
+
+    return make
+
+
+@pytest.fixture
+def new_address(new_account):
+    return lambda: new_account()[0]
+
+
+@pytest.fixture
+def latest(double):
+    return TronClient(double.url)
+
+
+@pytest.fixture
+def solid(double):
+    return TronClient(double.url, solidified=True)

@@ -1,0 +1,103 @@
+"""TronClient's reading of node answers, on the shapes java-tron prints (visible=true)."""
+
+import pytest
+
+from kernodeck_payments.domain.base58 import b58check_encode
+from kernodeck_payments.domain.hashes import keccak256
+from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer
+from kernodeck_watchers.chains.tron import (
+    TRANSFER_TOPIC,
+    TronClient,
+    base58check,
+    block_ref,
+    block_transfers,
+    trc20_transfers,
+    trx_transfer,
+)
+
+ACCOUNT = bytes.fromhex("41" + "ab" * 20)
+W = b58check_encode(ACCOUNT)
+TOKEN = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"  # mainnet USDT
+TX = "11" * 32
+
+
+def transfer_log(**changes) -> dict:
+    entry = {
+        "address": TOKEN,
+        "topics": [TRANSFER_TOPIC, "0" * 24 + "01" * 20, "0" * 24 + "ab" * 20],
+        "data": (10**6).to_bytes(32, "big").hex(),
+    }
+    return entry | changes
+
+
+def test_the_transfer_topic_is_the_keccak_of_the_event_signature():
+    assert keccak256(b"Transfer(address,address,uint256)").hex() == TRANSFER_TOPIC
+
+
+def test_base58check_is_the_tron_address_encoding():
+    assert base58check(ACCOUNT) == W and W.startswith("T")
+
+
+def test_transfer_logs_are_matched_by_position_with_their_contract():
+    info = {"id": TX, "log": [transfer_log(topics=["00" * 32]), transfer_log()]}
+    assert trc20_transfers(info, {W}) == [SeenTransfer(TX, 1, W, TOKEN, 10**6)]
+
+
+def test_logs_that_are_not_trc20_transfers_are_ignored():
+    sender, to = "0" * 24 + "01" * 20, "0" * 24 + "ab" * 20
+    odd = [
+        transfer_log(topics=[TRANSFER_TOPIC, sender, to, "0" * 63 + "7"], data=""),  # TRC-721: token id indexed
+        transfer_log(topics=[TRANSFER_TOPIC, sender]),
+        transfer_log(topics=["00" * 32, sender, to]),  # another event
+        transfer_log(topics=[TRANSFER_TOPIC, sender, "ff" * 12 + "ab" * 20]),  # not an address
+    ]
+    assert trc20_transfers({"id": TX, "log": odd}, {W}) == []
+    assert trc20_transfers({"id": TX}, {W}) == []  # no log at all: a TRX transfer's info
+
+
+def tx(kind: str, value: dict, txid: str = TX, contract_ret: str = "SUCCESS") -> dict:
+    contract = {"type": kind, "parameter": {"value": value}}
+    return {"ret": [{"contractRet": contract_ret}], "txID": txid, "raw_data": {"contract": [contract]}}
+
+
+def test_only_transfer_contracts_to_watched_addresses_are_trx_transfers():
+    assert trx_transfer(tx("TransferContract", {"to_address": W, "amount": 5}), {W}) == SeenTransfer(TX, 0, W, None, 5)
+    assert trx_transfer(tx("TransferContract", {"to_address": TOKEN, "amount": 5}), {W}) is None
+    assert trx_transfer(tx("TransferAssetContract", {"to_address": W, "amount": 5}), {W}) is None  # TRC-10
+
+
+def test_a_block_ref_reads_seconds_and_the_genesis_zero_fields():
+    header = {"parentHash": "aa" * 32, "txTrieRoot": "00" * 32, "witness_address": W}
+    genesis = block_ref({"blockID": "00" * 32, "block_header": {"raw_data": header}})
+    assert (genesis.height, genesis.time) == (0, 0)
+    later = block_ref(
+        {"blockID": "bb" * 32, "block_header": {"raw_data": {**header, "number": 7, "timestamp": 1_700_000_003_999}}}
+    )
+    assert (later.height, later.hash, later.parent_hash, later.time) == (7, "bb" * 32, "aa" * 32, 1_700_000_003)
+
+
+def test_only_successful_transactions_of_a_block_count():
+    trx, token = "aa" * 32, "bb" * 32
+    infos = [{"id": trx, "receipt": {"net_usage": 268}}, {"id": token, "log": [transfer_log()]}]
+
+    def block(token_ret: str) -> dict:
+        calls = tx("TriggerSmartContract", {"data": "a9059cbb"}, token, token_ret)
+        return {"transactions": [tx("TransferContract", {"to_address": W, "amount": 9}, trx), calls]}
+
+    trx_seen = SeenTransfer(trx, 0, W, None, 9)
+    assert block_transfers(block("SUCCESS"), infos, {W}) == [trx_seen, SeenTransfer(token, 0, W, TOKEN, 10**6)]
+    assert block_transfers(block("REVERT"), infos, {W}) == [trx_seen]
+    assert block_transfers(block("OUT_OF_ENERGY"), infos, {W}) == [trx_seen]
+    assert block_transfers({}, [], {W}) == []  # an empty block has no "transactions"
+
+
+def test_infos_from_another_block_at_that_height_are_a_node_error(monkeypatch):
+    """A node still serves an orphaned block by id while infos by number come from the new one."""
+    client = TronClient("http://node.invalid")
+    answers = {
+        "getblockbyid": {"transactions": [tx("TransferContract", {"to_address": W, "amount": 9}, "aa" * 32)]},
+        "gettransactioninfobyblocknum": [{"id": "cc" * 32}],
+    }
+    monkeypatch.setattr(client, "_post", lambda endpoint, body: answers[endpoint])
+    with pytest.raises(NodeError):
+        client.transfers_in_block(BlockRef(5, "dd" * 32, "ee" * 32, 0), {W}, {})

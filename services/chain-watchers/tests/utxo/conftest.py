@@ -1,0 +1,327 @@
+"""Bitcoin and Litecoin watchers against real regtest nodes, on the real broker and PostgreSQL.
+
+Every test here runs once per network (`node` is parametrized). Tests reach
+the node driver, the event tap and the watcher's containers through fixtures.
+"""
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import eventlet
+import pytest
+from kombu import Connection, Exchange, Queue
+from nameko.rpc import rpc
+from nameko.standalone.events import event_dispatcher
+from sqlalchemy import text
+
+from infra.devnet.nodes import BitcoinNode, LitecoinNode
+from kernodeck_contracts.events import AddressWatched, PaymentReported
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_watchers.config import WatcherSettings
+from kernodeck_watchers.dependencies import Watcher
+from kernodeck_watchers.runtime import WatcherRuntime
+from kernodeck_watchers.service import watcher_service
+
+NODES = {"bitcoin": BitcoinNode, "litecoin": LitecoinNode}
+# Litecoin Core refuses replacements (BIP 125) unless told otherwise; the test node accepts them, as a
+# miner that does would, so that a replaced payment can be seen leaving the mempool.
+NODE_ARGS = {"bitcoin": (), "litecoin": ("-mempoolreplacement=1",)}
+CONFIRMATIONS = 2
+COIN = 10**8
+
+
+def wait_until(predicate, seconds: float = 20.0, what: str = "the condition"):
+    """Poll `predicate` every 20 ms; its first truthy value, or AssertionError after `seconds`."""
+    deadline = eventlet.hubs.get_hub().clock() + seconds
+    while not (value := predicate()):
+        if eventlet.hubs.get_hub().clock() > deadline:
+            raise AssertionError(f"timed out after {seconds}s waiting for {what}")
+        eventlet.sleep(0.02)
+    return value
+
+
+def coins(base_units: int) -> str:
+    return f"{base_units // COIN}.{base_units % COIN:08d}"
+
+
+class RegtestNode:
+    """A regtest node under test: pay, mine, replace, reorganise, stop and restart on the same port and datadir."""
+
+    def __init__(self, network: str, node):
+        self.network = network
+        self.node = node
+
+    def rpc(self, method: str, *params):
+        return self.node.rpc(method, *params)
+
+    def new_address(self) -> str:
+        return self.rpc("getnewaddress", "", "bech32")
+
+    def pay(self, address: str, base_units: int) -> str:
+        """Send from the node's wallet, signalling replaceability (BIP 125); the txid."""
+        return self.rpc("sendtoaddress", address, coins(base_units), "", "", False, True)
+
+    def mine(self, blocks: int = 1) -> list[str]:
+        return self.node.mine(blocks)
+
+    def height(self) -> int:
+        return self.rpc("getblockcount")
+
+    def output_index(self, txid: str, address: str) -> int:
+        tx = self.rpc("getrawtransaction", txid, True)
+        for out in tx["vout"]:
+            script = out["scriptPubKey"]
+            if address in (script.get("address"), *script.get("addresses", ())):
+                return out["n"]
+        raise AssertionError(f"{txid} pays nothing to {address}")
+
+    def bump(self, txid: str) -> str:
+        """Replace `txid` by the same payment with a higher fee (RBF); the replacement's txid."""
+        return self.rpc("bumpfee", txid)["txid"]
+
+    def double_spend(self, txid: str) -> str:
+        """Replace `txid` (in the mempool) by a transaction spending its inputs back to the wallet only."""
+        tx = self.rpc("getrawtransaction", txid, True)
+        fee = -Decimal(str(self.rpc("gettransaction", txid)["fee"]))
+        spent = sum(Decimal(str(out["value"])) for out in tx["vout"]) + fee
+        inputs = [{"txid": vin["txid"], "vout": vin["vout"], "sequence": 0xFFFFFFFD} for vin in tx["vin"]]
+        raw = self.rpc("createrawtransaction", inputs, {self.new_address(): str(spent - 3 * fee)})
+        return self.rpc("sendrawtransaction", self.rpc("signrawtransactionwithwallet", raw)["hex"])
+
+    def invalidate(self, block_hash: str) -> None:
+        self.rpc("invalidateblock", block_hash)
+
+    def stop(self) -> None:
+        self.node.stop()
+
+    def restart(self) -> None:
+        """Start again on the same datadir, RPC port and ZMQ port (the watcher's settings stay valid)."""
+        node = self.node
+        node._write_conf()
+        node._spawn(
+            [
+                str(node.binary),
+                f"-datadir={node.datadir}",
+                f"-conf={node.datadir / node.conf_name}",
+                *node.daemon_extra,
+                *node.extra_args,
+            ]
+        )
+        node.wait_ready()
+        node._open_wallet()
+
+
+@pytest.fixture
+def wait():
+    """`wait(predicate, seconds=20, what=...)`: poll until truthy (its value) or fail."""
+    return wait_until
+
+
+@pytest.fixture(scope="session", params=list(NODES))
+def regtest(request, tmp_path_factory):
+    cls = NODES[request.param]
+    if not cls.installed():
+        pytest.skip(f"{request.param} node is not installed: run {cls.install_hint}")
+    # A workdir of our own: stopping the node for a test must not delete its chain. 200 blocks: a
+    # hundred spendable coinbases, as wallets do not spend the change of unconfirmed replaceable payments.
+    node = cls(tmp_path_factory.mktemp(request.param), blocks=200, extra_args=NODE_ARGS[request.param])
+    node.start()
+    yield RegtestNode(request.param, node)
+    node.stop()
+
+
+@pytest.fixture
+def node(regtest):
+    if not regtest.node.running:
+        regtest.restart()  # a test that stopped it failed before restarting it
+    return regtest
+
+
+@pytest.fixture(scope="session")
+def watcher_database(pg_database):
+    return pg_database("kernodeck_watchers")
+
+
+@pytest.fixture
+def watcher_settings(node, watcher_database) -> WatcherSettings:
+    network, raw = node.network, node.node
+    return WatcherSettings(
+        network=network,
+        database_url=watcher_database,
+        **{
+            f"{network}_rpc_url": raw.rpc_url,
+            f"{network}_rpc_user": raw.rpcuser,
+            f"{network}_rpc_password": raw.rpcpassword,
+            f"{network}_zmq_url": raw.zmq_hashblock_url or "",
+            f"{network}_confirmations": CONFIRMATIONS,
+            f"{network}_lag_blocks": 2,
+        },
+        poll_interval_s=0.1,
+        standby_retry_s=0.2,
+        status_interval_s=0.2,
+        backoff_initial_s=0.1,
+        backoff_max_s=0.5,
+        rpc_timeout_s=5,
+        payments_timeout_s=5,
+    )
+
+
+@pytest.fixture
+def watcher_config(rabbit_config, watcher_database, watcher_settings) -> dict:
+    truncate_all(watcher_database)
+    return {
+        **service_config(rabbit_config, watcher_database),
+        **watcher_settings.nameko_config(),
+        "AMQP_URI": rabbit_config["AMQP_URI"],
+    }
+
+
+@pytest.fixture
+def start_watcher(container_factory, watcher_config, node):
+    """`start_watcher(**settings)` -> a started watcher container (call again for another replica)."""
+
+    def start(**changes):
+        config = watcher_config
+        if changes:
+            config = {**watcher_config, "WATCHER": {**watcher_config["WATCHER"], **changes}}
+        container = container_factory(watcher_service(node.network), config)
+        container.start()
+        return container
+
+    return start
+
+
+def runtime_of(container) -> WatcherRuntime:
+    return next(dep for dep in container.dependencies if isinstance(dep, Watcher)).runtime
+
+
+@pytest.fixture
+def runtime():
+    """`runtime(container)` -> that replica's WatcherRuntime (its lock, progress, watched set)."""
+    return runtime_of
+
+
+class WatcherDb:
+    def __init__(self, url: str, network: str):
+        self.engine = make_engine(url, pool_size=2)
+        self.network = network
+
+    def rows(self, sql: str, **params) -> list[dict]:
+        with self.engine.begin() as conn:
+            return [dict(row._mapping) for row in conn.execute(text(sql), {"network": self.network, **params})]
+
+    def cursor_height(self) -> int | None:
+        found = self.rows("SELECT height FROM scan_cursor WHERE network = :network")
+        return found[0]["height"] if found else None
+
+    def scanned_heights(self) -> list[int]:
+        return [
+            r["height"] for r in self.rows("SELECT height FROM scanned_blocks WHERE network = :network ORDER BY height")
+        ]
+
+    def watched(self) -> set[str]:
+        return {r["address"] for r in self.rows("SELECT address FROM watched_addresses WHERE network = :network")}
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+@pytest.fixture
+def watcher_db(watcher_database, node):
+    db = WatcherDb(watcher_database, node.network)
+    yield db
+    db.close()
+
+
+class ChainTap:
+    """A queue of its own on `chain.events`: every event the watchers publish, in order."""
+
+    def __init__(self, amqp_uri: str):
+        self.connection = Connection(amqp_uri)
+        queue = Queue(
+            f"test-chain-tap-{uuid.uuid4().hex}",
+            exchange=Exchange("chain.events", type="topic", durable=True),
+            routing_key="#",
+            exclusive=True,
+        )
+        self.queue = queue(self.connection.channel())
+        self.queue.declare()
+        self.seen: list[dict] = []
+
+    def events(self, event_type: str | None = None) -> list[dict]:
+        while (message := self.queue.get(no_ack=True, accept=["json"])) is not None:
+            self.seen.append({"type": message.delivery_info["routing_key"], **message.payload})
+        return [e for e in self.seen if event_type is None or e["type"] == event_type]
+
+    def transfers(self, txid: str | None = None) -> list[dict]:
+        return [e for e in self.events() if "txid" in e and txid in (None, e["txid"])]
+
+    def wait_for(self, event_type: str, seconds: float = 20.0, **fields) -> dict:
+        """The first `event_type` event whose payload has these field values."""
+
+        def found():
+            return next((e for e in self.events(event_type) if all(e[k] == v for k, v in fields.items())), None)
+
+        return wait_until(found, seconds, f"{event_type} {fields}")
+
+    def close(self) -> None:
+        self.connection.release()
+
+
+@pytest.fixture
+def tap(rabbit_config):
+    tap = ChainTap(rabbit_config["AMQP_URI"])
+    yield tap
+    tap.close()
+
+
+class FakePayments:
+    """payments' `watched_addresses` RPC, answering what a test put in `watched`."""
+
+    name = "payments"
+    watched: list[dict] = []
+
+    @rpc
+    def watched_addresses(self, network):
+        return [entry for entry in self.watched if entry["network"] == network]
+
+
+@pytest.fixture
+def fake_payments(container_factory, rabbit_config):
+    FakePayments.watched = []
+    container = container_factory(FakePayments, {**rabbit_config, "serializer": "json"})
+    container.start()
+    return FakePayments
+
+
+@pytest.fixture
+def announce(rabbit_config, node):
+    """`announce(address)` publishes payments' address_watched for it (CONFIRMATIONS required)."""
+    dispatch = event_dispatcher({**rabbit_config, "serializer": "json"})
+
+    def publish(address: str, payment_id: str | None = None) -> AddressWatched:
+        event = AddressWatched(
+            network=node.network,
+            address=address,
+            payment_id=payment_id or uuid.uuid4().hex,
+            watch_until=datetime.now(UTC) + timedelta(days=1),
+            required_confirmations=CONFIRMATIONS,
+        )
+        dispatch(event.source, event.type, event.to_message())
+        return event
+
+    return publish
+
+
+@pytest.fixture
+def report(rabbit_config, node):
+    """`report(address)` publishes payments' payment_reported ("J'ai payé") for it."""
+    dispatch = event_dispatcher({**rabbit_config, "serializer": "json"})
+
+    def publish(address: str) -> None:
+        event = PaymentReported(payment_id="p", order_id=None, account_id="a", network=node.network, address=address)
+        dispatch(event.source, event.type, event.to_message())
+
+    return publish

@@ -1,0 +1,105 @@
+"""The Bitcoin/Litecoin client against the real node, and its parsing of the node's JSON."""
+
+from decimal import Decimal
+
+import pytest
+
+from kernodeck_watchers.chains.base import NodeError, SeenTransfer
+from kernodeck_watchers.chains.jsonrpc import JsonRpc
+from kernodeck_watchers.chains.utxo import UtxoClient, match, to_base_units
+
+
+@pytest.fixture
+def client(node) -> UtxoClient:
+    raw = node.node
+    return UtxoClient(node.network, JsonRpc(raw.rpc_url, raw.rpcuser, raw.rpcpassword, timeout=10))
+
+
+def test_amounts_become_base_units_exactly():
+    assert to_base_units(Decimal("0.00000001")) == 1
+    assert to_base_units(Decimal("20999999.99999999")) == 2_099_999_999_999_999
+    assert to_base_units(Decimal("50.00000000")) == 50 * 10**8
+    assert to_base_units(0) == 0
+    with pytest.raises(ValueError):
+        to_base_units(Decimal("0.000000001"))
+
+
+def test_outputs_match_by_address_in_both_json_shapes():
+    txs = [
+        {
+            "txid": "t1",
+            "vout": [
+                {"n": 0, "value": Decimal("0.1"), "scriptPubKey": {"address": "bcrt1qa"}},  # Bitcoin Core >= 22
+                {"n": 1, "value": Decimal("0.2"), "scriptPubKey": {"addresses": ["rltc1qb"]}},  # Litecoin Core 0.21
+                {"n": 2, "value": Decimal("0.3"), "scriptPubKey": {"addresses": ["rltc1qb", "x"]}},  # bare multisig
+                {"n": 3, "value": Decimal("0"), "scriptPubKey": {"type": "nulldata"}},
+            ],
+        }
+    ]
+    assert match(txs, {"bcrt1qa", "rltc1qb", "x"}) == [
+        SeenTransfer("t1", 0, "bcrt1qa", None, 10_000_000),
+        SeenTransfer("t1", 1, "rltc1qb", None, 20_000_000),
+    ]
+
+
+def test_bech32_is_matched_in_lower_case_and_base58_as_it_is(client, node):
+    address = node.new_address()
+    assert client.normalize(address.upper()) == address
+    assert client.normalize(f" {address} ") == address
+    legacy = node.rpc("getnewaddress", "", "legacy")
+    assert client.normalize(legacy) == legacy
+    assert client.normalize(legacy.lower()) == legacy.lower()  # another address, not this one
+
+
+def test_a_payment_in_the_mempool_then_in_its_block(client, node):
+    address = node.new_address()
+    txid = node.pay(address, 12_345_678)
+    index = node.output_index(txid, address)
+    pending = client.pending_transfers({address})
+    assert pending == [SeenTransfer(txid, index, address, None, 12_345_678)]
+    (block_hash,) = node.mine(1)
+    assert client.pending_transfers({address}) == []
+    tip = client.tip()
+    assert (tip.hash, tip.height) == (block_hash, node.height())
+    assert client.block(tip.height) == tip
+    assert client.block(tip.height - 1).hash == tip.parent_hash
+    assert client.transfers_in_block(tip, {address}, {}) == pending
+    assert client.transfers_in_block(tip, {"someone-else"}, {}) == []
+
+
+def test_address_activity_reports_the_mempool_and_recent_blocks(client, node):
+    address = node.new_address()
+    mined = node.pay(address, 100_000)
+    node.mine(1)
+    mined_at = node.height()
+    node.mine(2)
+    pending = node.pay(address, 200_000)
+    found = client.address_activity(address.upper(), mined_at)
+    assert sorted((seen.txid, seen.amount, height) for seen, height in found) == sorted(
+        [(mined, 100_000, mined_at), (pending, 200_000, None)]
+    )
+    assert [seen.txid for seen, _ in client.address_activity(address, mined_at + 1)] == [pending]
+    node.mine(1)
+
+
+def test_the_mempool_cache_forgets_what_left(client, node):
+    address = node.new_address()
+    node.pay(address, 500_000)
+    client.pending_transfers({address})
+    assert client._mempool
+    node.mine(1)
+    client.pending_transfers({address})
+    assert client._mempool == {}
+
+
+def test_node_errors_are_node_errors(node):
+    raw = node.node
+    wrong_password = UtxoClient(node.network, JsonRpc(raw.rpc_url, raw.rpcuser, "wrong", timeout=5))
+    with pytest.raises(NodeError, match="HTTP 401"):
+        wrong_password.tip()
+    nobody = UtxoClient(node.network, JsonRpc("http://127.0.0.1:9", "u", "p", timeout=5))
+    with pytest.raises(NodeError, match="cannot be reached"):
+        nobody.tip()
+    right = UtxoClient(node.network, JsonRpc(raw.rpc_url, raw.rpcuser, raw.rpcpassword, timeout=5))
+    with pytest.raises(NodeError, match="out of range"):
+        right.block(10**7)
