@@ -120,6 +120,7 @@ class AddressWatched(Event):
     payment_id: str
     watch_until: datetime
     required_confirmations: int
+    token: str | None = None  # the contract the payment expects; None for the network's own coin
 
 
 class BalanceCredited(Event):

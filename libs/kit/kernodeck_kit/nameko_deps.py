@@ -11,8 +11,11 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit import metrics
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher
+from kernodeck_kit.types import utcnow
 
 log = logging.getLogger(__name__)
+
+PRUNE_EVERY_S = 3600
 
 
 class Database(DependencyProvider):
@@ -30,6 +33,7 @@ class Database(DependencyProvider):
         config = self.container.config
         self.engine = make_engine(config["DATABASE_URL"])
         self.interval = float(config.get("OUTBOX_RELAY_INTERVAL_S", 2.0))
+        self.retention = timedelta(days=float(config.get("OUTBOX_RETENTION_DAYS", 7)))
         source = self.source or self.container.service_name
         self.relay = OutboxRelay(self.engine, source, amqp_publisher(config["AMQP_URI"]))
         self.store = Store(self.engine, source, self.relay)
@@ -49,9 +53,13 @@ class Database(DependencyProvider):
         return self.store
 
     def _relay_loop(self):
+        last_prune = 0.0
         while not self._stopped.wait(self.interval):
             try:
                 self.relay.publish_pending(older_than=timedelta(seconds=self.interval))
+                if time.monotonic() - last_prune > PRUNE_EVERY_S:
+                    self.relay.prune(sent_before=utcnow() - self.retention)
+                    last_prune = time.monotonic()
             except Exception:
                 log.exception("outbox relay pass failed")
 

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from kombu import Exchange
 from nameko.amqp.publish import Publisher
-from sqlalchemy import text, update
+from sqlalchemy import delete, text, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
@@ -112,6 +112,15 @@ class OutboxRelay:
             pending = session.exec(select(func.count()).where(OutboxMessage.sent_at.is_(None))).one()
             metrics.OUTBOX_PENDING.labels(self.service).set(pending)
             return sent
+
+    def prune(self, sent_before) -> int:
+        """Forget rows the broker confirmed before `sent_before`; unsent rows are never removed."""
+        with Session(self.engine) as session:
+            removed = session.execute(
+                delete(OutboxMessage).where(OutboxMessage.sent_at.is_not(None), OutboxMessage.sent_at < sent_before)
+            ).rowcount
+            session.commit()
+            return removed
 
     def _send(self, session: Session, rows: list[OutboxMessage]) -> int:
         sent_ids = []

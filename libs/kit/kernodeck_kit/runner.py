@@ -18,6 +18,7 @@ def nameko_config(settings: ServiceSettings) -> dict:
         **settings.nameko_config(),
         "DATABASE_URL": settings.resolved_database_url(),
         "OUTBOX_RELAY_INTERVAL_S": settings.outbox_relay_interval_s,
+        "OUTBOX_RETENTION_DAYS": settings.outbox_retention_days,
     }
 
 

@@ -25,6 +25,8 @@ class ServiceSettings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     max_workers: int = Field(10, ge=1, le=200)
     outbox_relay_interval_s: float = Field(2.0, gt=0)
+    # Published events are kept this long (for inspection), then removed.
+    outbox_retention_days: float = Field(7, gt=0)
 
     @field_validator("amqp_uri")
     @classmethod

@@ -1,5 +1,7 @@
 """The outbox and the idempotent consumer against the real broker and PostgreSQL."""
 
+from datetime import timedelta
+
 import eventlet
 import pytest
 from nameko.events import event_handler
@@ -11,8 +13,10 @@ from sqlmodel import Session, select
 from kernodeck_contracts.events import OrderCreated
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
+from kernodeck_kit.outbox import OutboxRelay, Store
 from kernodeck_kit.tables import OutboxMessage
 from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_kit.types import utcnow
 
 received: list[dict] = []
 applied: list[str] = []
@@ -127,3 +131,19 @@ def test_an_event_delivered_twice_has_one_effect(container_factory, config):
     wait_until(lambda: len(applied) >= 2)
     eventlet.sleep(0.3)
     assert sorted(applied) == ["o-3", "o-4"]
+
+
+def test_pruning_forgets_old_sent_rows_and_keeps_unsent_ones(config):
+    engine = make_engine(config["DATABASE_URL"])
+    relay = OutboxRelay(engine, "orders", publish=lambda row: None)
+    store = Store(engine, "orders", relay=None)
+    with store.transaction() as tx:
+        tx.emit(order_created("o-5"))
+        tx.emit(order_created("o-6"))
+    with Session(engine) as session:
+        rows = session.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+    relay.publish_rows(rows[:1])
+    assert relay.prune(sent_before=utcnow() - timedelta(minutes=1)) == 0
+    assert relay.prune(sent_before=utcnow() + timedelta(minutes=1)) == 1
+    assert [row.event_type for row in unsent_rows(config["DATABASE_URL"])] == ["order_created"]
+    engine.dispose()

@@ -70,7 +70,7 @@ class WatcherRuntime:
     def watch(self, store: Store, event: AddressWatched) -> None:
         now = utcnow()
         row = self.watchlist.row(
-            event.address, event.payment_id, event.watch_until, event.required_confirmations, None, now
+            event.address, event.payment_id, event.watch_until, event.required_confirmations, event.token, now
         )
         self.watchlist.add(store, [row])
 

@@ -68,6 +68,7 @@ def open_intent(
             payment_id=row.id,
             watch_until=row.watch_until,
             required_confirmations=row.required_confirmations,
+            token=row.token,
         )
     )
     return row
