@@ -59,8 +59,15 @@ class WatcherService:
         self.watcher.report_status(self.db)
 
     def _payments_watched(self) -> list[dict]:
+        """Every address payments watches on this network, page by page."""
         timeout = self.watcher.settings.payments_timeout_s
-        return call_service(self.payments.watched_addresses, self.watcher.network, timeout=timeout)
+        addresses, after = [], None
+        while True:
+            page = call_service(self.payments.watched_addresses, self.watcher.network, after, timeout=timeout)
+            addresses.extend(page["addresses"])
+            after = page["next"]
+            if after is None:
+                return addresses
 
 
 def watcher_service(network: str) -> type[WatcherService]:

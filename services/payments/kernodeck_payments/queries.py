@@ -47,19 +47,26 @@ def topups(db: Store, settings: PaymentsSettings, account_id: str) -> list[dict]
         ]
 
 
-def watched(db: Store, network: str, now: datetime) -> list[dict]:
-    """The addresses a network's watcher must look at: every intent still inside its monitoring window."""
+def watched(db: Store, network: str, now: datetime, after: str | None, limit: int) -> dict:
+    """One page of the addresses a network's watcher must look at: intents still inside their monitoring window.
+
+    Pages follow the intent id; `next` is the `after` of the next page, None after the last.
+    """
     with db.read() as session:
-        rows = session.execute(
-            select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.watch_until > now)
-        ).scalars()
-        return [
-            {
-                "address": row.address,
-                "payment_id": row.id,
-                "token": row.token,
-                "watch_until": rfc3339(row.watch_until),
-                "required_confirmations": row.required_confirmations,
-            }
-            for row in rows
-        ]
+        query = select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.watch_until > now)
+        if after:
+            query = query.where(PaymentIntent.id > after)
+        rows = list(session.execute(query.order_by(PaymentIntent.id).limit(limit)).scalars())
+        return {
+            "addresses": [
+                {
+                    "address": row.address,
+                    "payment_id": row.id,
+                    "token": row.token,
+                    "watch_until": rfc3339(row.watch_until),
+                    "required_confirmations": row.required_confirmations,
+                }
+                for row in rows
+            ],
+            "next": rows[-1].id if len(rows) == limit else None,
+        }

@@ -49,6 +49,7 @@ from kernodeck_payments.views import payment_view, rfc3339, topup_view
 log = logging.getLogger(__name__)
 
 SWEEP_BATCH = 200
+WATCHED_PAGE = 5000  # addresses per answer: a million of them would not fit one AMQP message
 AWAITING_PAYMENT = "awaiting_payment"
 
 
@@ -201,9 +202,11 @@ class PaymentsService:
 
     # --- watchers --------------------------------------------------------
 
-    @rpc
-    def watched_addresses(self, network) -> list[dict]:
-        return queries.watched(self.db, network, utcnow())
+    @rpc(expected_exceptions=ServiceError)
+    def watched_addresses(self, network, after=None, limit=WATCHED_PAGE) -> dict:
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit <= WATCHED_PAGE:
+            raise ServiceError.field("limit", f"a page holds 1 to {WATCHED_PAGE} addresses")
+        return queries.watched(self.db, network, utcnow(), after, limit)
 
     @consumer(TransferSeen.source, TransferSeen.type)
     def on_transfer_seen(self, payload):

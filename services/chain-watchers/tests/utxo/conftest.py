@@ -284,8 +284,8 @@ class FakePayments:
     watched: list[dict] = []
 
     @rpc
-    def watched_addresses(self, network):
-        return [entry for entry in self.watched if entry["network"] == network]
+    def watched_addresses(self, network, after=None, limit=5000):
+        return {"addresses": [entry for entry in self.watched if entry["network"] == network], "next": None}
 
 
 @pytest.fixture
