@@ -10,7 +10,7 @@ from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import crypto_amount
 from kernodeck_payments.domain.derivation import derive_deposit_address
-from kernodeck_payments.domain.intents import IntentStatus, Purpose
+from kernodeck_payments.domain.intents import IntentStatus, Purpose, address_key
 from kernodeck_payments.domain.methods import Method, token_contract
 from kernodeck_payments.domain.networks import chain_params
 from kernodeck_payments.store.addresses import take_index, take_solana_address
@@ -47,6 +47,7 @@ def open_intent(
         asset=method.asset,
         network=method.network,
         address=address,
+        address_key=address_key(method.network, address),
         derivation_index=index,
         amount=crypto_amount(usd_cents, rate.price, method),
         amount_usd_cents=usd_cents,

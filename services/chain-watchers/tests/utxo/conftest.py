@@ -1,28 +1,21 @@
 """Bitcoin and Litecoin watchers against real regtest nodes, on the real broker and PostgreSQL.
 
 Every test here runs once per network (`node` is parametrized). Tests reach
-the node driver, the event tap and the watcher's containers through fixtures.
+the node driver, the event tap and the watcher's containers through fixtures
+(the ones every chain shares are in ../conftest.py).
 """
 
 import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-import eventlet
 import pytest
-from kombu import Connection, Exchange, Queue
 from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
-from sqlalchemy import text
 
 from infra.devnet.nodes import BitcoinNode, LitecoinNode
 from kernodeck_contracts.events import AddressWatched, PaymentReported
-from kernodeck_kit.db import make_engine
-from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_watchers.config import WatcherSettings
-from kernodeck_watchers.dependencies import Watcher
-from kernodeck_watchers.runtime import WatcherRuntime
-from kernodeck_watchers.service import watcher_service
 
 NODES = {"bitcoin": BitcoinNode, "litecoin": LitecoinNode}
 # Litecoin Core refuses replacements (BIP 125) unless told otherwise; the test node accepts them, as a
@@ -30,16 +23,6 @@ NODES = {"bitcoin": BitcoinNode, "litecoin": LitecoinNode}
 NODE_ARGS = {"bitcoin": (), "litecoin": ("-mempoolreplacement=1",)}
 CONFIRMATIONS = 2
 COIN = 10**8
-
-
-def wait_until(predicate, seconds: float = 20.0, what: str = "the condition"):
-    """Poll `predicate` every 20 ms; its first truthy value, or AssertionError after `seconds`."""
-    deadline = eventlet.hubs.get_hub().clock() + seconds
-    while not (value := predicate()):
-        if eventlet.hubs.get_hub().clock() > deadline:
-            raise AssertionError(f"timed out after {seconds}s waiting for {what}")
-        eventlet.sleep(0.02)
-    return value
 
 
 def coins(base_units: int) -> str:
@@ -113,12 +96,6 @@ class RegtestNode:
         node._open_wallet()
 
 
-@pytest.fixture
-def wait():
-    """`wait(predicate, seconds=20, what=...)`: poll until truthy (its value) or fail."""
-    return wait_until
-
-
 @pytest.fixture(scope="session", params=list(NODES))
 def regtest(request, tmp_path_factory):
     cls = NODES[request.param]
@@ -137,11 +114,6 @@ def node(regtest):
     if not regtest.node.running:
         regtest.restart()  # a test that stopped it failed before restarting it
     return regtest
-
-
-@pytest.fixture(scope="session")
-def watcher_database(pg_database):
-    return pg_database("kernodeck_watchers")
 
 
 @pytest.fixture
@@ -166,115 +138,6 @@ def watcher_settings(node, watcher_database) -> WatcherSettings:
         rpc_timeout_s=5,
         payments_timeout_s=5,
     )
-
-
-@pytest.fixture
-def watcher_config(rabbit_config, watcher_database, watcher_settings) -> dict:
-    truncate_all(watcher_database)
-    return {
-        **service_config(rabbit_config, watcher_database),
-        **watcher_settings.nameko_config(),
-        "AMQP_URI": rabbit_config["AMQP_URI"],
-    }
-
-
-@pytest.fixture
-def start_watcher(container_factory, watcher_config, node):
-    """`start_watcher(**settings)` -> a started watcher container (call again for another replica)."""
-
-    def start(**changes):
-        config = watcher_config
-        if changes:
-            config = {**watcher_config, "WATCHER": {**watcher_config["WATCHER"], **changes}}
-        container = container_factory(watcher_service(node.network), config)
-        container.start()
-        return container
-
-    return start
-
-
-def runtime_of(container) -> WatcherRuntime:
-    return next(dep for dep in container.dependencies if isinstance(dep, Watcher)).runtime
-
-
-@pytest.fixture
-def runtime():
-    """`runtime(container)` -> that replica's WatcherRuntime (its lock, progress, watched set)."""
-    return runtime_of
-
-
-class WatcherDb:
-    def __init__(self, url: str, network: str):
-        self.engine = make_engine(url, pool_size=2)
-        self.network = network
-
-    def rows(self, sql: str, **params) -> list[dict]:
-        with self.engine.begin() as conn:
-            return [dict(row._mapping) for row in conn.execute(text(sql), {"network": self.network, **params})]
-
-    def cursor_height(self) -> int | None:
-        found = self.rows("SELECT height FROM scan_cursor WHERE network = :network")
-        return found[0]["height"] if found else None
-
-    def scanned_heights(self) -> list[int]:
-        return [
-            r["height"] for r in self.rows("SELECT height FROM scanned_blocks WHERE network = :network ORDER BY height")
-        ]
-
-    def watched(self) -> set[str]:
-        return {r["address"] for r in self.rows("SELECT address FROM watched_addresses WHERE network = :network")}
-
-    def close(self) -> None:
-        self.engine.dispose()
-
-
-@pytest.fixture
-def watcher_db(watcher_database, node):
-    db = WatcherDb(watcher_database, node.network)
-    yield db
-    db.close()
-
-
-class ChainTap:
-    """A queue of its own on `chain.events`: every event the watchers publish, in order."""
-
-    def __init__(self, amqp_uri: str):
-        self.connection = Connection(amqp_uri)
-        queue = Queue(
-            f"test-chain-tap-{uuid.uuid4().hex}",
-            exchange=Exchange("chain.events", type="topic", durable=True),
-            routing_key="#",
-            exclusive=True,
-        )
-        self.queue = queue(self.connection.channel())
-        self.queue.declare()
-        self.seen: list[dict] = []
-
-    def events(self, event_type: str | None = None) -> list[dict]:
-        while (message := self.queue.get(no_ack=True, accept=["json"])) is not None:
-            self.seen.append({"type": message.delivery_info["routing_key"], **message.payload})
-        return [e for e in self.seen if event_type is None or e["type"] == event_type]
-
-    def transfers(self, txid: str | None = None) -> list[dict]:
-        return [e for e in self.events() if "txid" in e and txid in (None, e["txid"])]
-
-    def wait_for(self, event_type: str, seconds: float = 20.0, **fields) -> dict:
-        """The first `event_type` event whose payload has these field values."""
-
-        def found():
-            return next((e for e in self.events(event_type) if all(e[k] == v for k, v in fields.items())), None)
-
-        return wait_until(found, seconds, f"{event_type} {fields}")
-
-    def close(self) -> None:
-        self.connection.release()
-
-
-@pytest.fixture
-def tap(rabbit_config):
-    tap = ChainTap(rabbit_config["AMQP_URI"])
-    yield tap
-    tap.close()
 
 
 class FakePayments:

@@ -82,3 +82,8 @@ class Transfer:
 def normalize_token(network: str, token: str | None) -> str | None:
     """One spelling per contract: Ethereum hex is case-insensitive (EIP-55 case is a checksum), Tron base58 is not."""
     return token.lower() if token and network == "ethereum" else token
+
+
+def address_key(network: str, address: str) -> str:
+    """One spelling per deposit address, for matching what a watcher reports to the intent that owns it."""
+    return normalize_token(network, address)

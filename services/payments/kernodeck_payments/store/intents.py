@@ -5,7 +5,15 @@ from datetime import datetime
 from sqlalchemy import or_, select
 from sqlmodel import Session
 
-from kernodeck_payments.domain.intents import Disposition, Intent, IntentStatus, Purpose, Transfer, TransferState
+from kernodeck_payments.domain.intents import (
+    Disposition,
+    Intent,
+    IntentStatus,
+    Purpose,
+    Transfer,
+    TransferState,
+    address_key,
+)
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
 
 OPEN = (IntentStatus.AWAITING_TRANSFER, IntentStatus.SEEN, IntentStatus.CONFIRMING)
@@ -19,8 +27,9 @@ def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentI
 
 
 def intent_at(session: Session, network: str, address: str) -> PaymentIntent | None:
+    key = address_key(network, address)
     return session.execute(
-        select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.address == address)
+        select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.address_key == key)
     ).scalar_one_or_none()
 
 

@@ -24,8 +24,9 @@ class PaymentIntent(SQLModel, table=True):
     reference_id: str = Field(max_length=64, index=True)  # order id or top-up id
     asset: str = Field(max_length=8)
     network: str = Field(max_length=16)
-    # One intent per address, ever: the unique index refuses a reuse.
-    address: str = Field(max_length=128, unique=True)
+    address: str = Field(max_length=128)  # as shown to the customer (EIP-55 case on Ethereum)
+    # One intent per address, ever: the unique index refuses a reuse, whatever the spelling.
+    address_key: str = Field(max_length=128, unique=True)
     derivation_index: int | None = None
     amount: int = Field(sa_column=Column(BaseUnits(), nullable=False))
     amount_usd_cents: int
