@@ -3,7 +3,10 @@
 Reads .env if present (see .env.example), makes sure the broker answers,
 then starts every service and the gateway; each service migrates its own
 database as it starts (SQLite files under DATA_DIR unless *_DATABASE_URL
-points elsewhere).
+points elsewhere). Without any PAYMENTS_* or WATCHER_* setting it also starts
+the local chain nodes (infra/local/devnet.py) and one watcher per node, with
+development payments settings, and writes var/devnet.env for paying by hand;
+otherwise a watcher runs for each network whose node URL is set.
 """
 
 import os
@@ -19,7 +22,10 @@ from urllib.parse import urlparse
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
+from infra.local.devnet import Devnet, configured_watchers
 from infra.local.stack import ROOT, Stack
+
+DEVNET_ENV = ROOT / "var" / "devnet.env"
 
 
 def load_dotenv(path: Path) -> None:
@@ -31,7 +37,7 @@ def load_dotenv(path: Path) -> None:
             os.environ.setdefault(key.strip(), value.strip())
 
 
-def broker_answers(host: str, port: int) -> bool:
+def answers(host: str, port: int) -> bool:
     try:
         with socket.create_connection((host, port), timeout=1):
             return True
@@ -42,43 +48,80 @@ def broker_answers(host: str, port: int) -> bool:
 def ensure_broker(amqp_uri: str) -> None:
     parsed = urlparse(amqp_uri)
     host, port = parsed.hostname or "127.0.0.1", parsed.port or 5672
-    if broker_answers(host, port):
+    if answers(host, port):
         return
     if host not in ("127.0.0.1", "localhost") or shutil.which("rabbitmq-server") is None:
         sys.exit(f"RabbitMQ does not answer at {host}:{port}. Start it, or set AMQP_URI in .env.")
     print("RabbitMQ is stopped: starting the local rabbitmq-server ...", flush=True)
     subprocess.run(["rabbitmq-server", "-detached"], check=False)
     deadline = time.monotonic() + 60
-    while not broker_answers(host, port):
+    while not answers(host, port):
         if time.monotonic() > deadline:
             sys.exit("rabbitmq-server did not start within 60 s; see its logs under /var/log/rabbitmq.")
         time.sleep(1)
 
 
+def stop_once(*_) -> None:
+    """Ctrl-C or SIGTERM: stop, and let no second one (or the copy make or timeout passes on) cut the cleanup short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def start_devnet() -> tuple[Devnet, dict[str, str]]:
+    """Regtest nodes and doubles, development payments settings, the dev Solana pool imported."""
+    rates_file = ROOT / "var" / "dev-rates.json"
+    keep_dev_rates_fresh(rates_file)
+    print("chains: starting the local nodes (infra/devnet) ...", flush=True)
+    started = time.monotonic()
+    devnet = Devnet(ROOT / "var" / "devnet", anvil_block_time=2)
+    env = {**dev_payments_env(rates_file), **devnet.start(log=lambda line: print(f"  {line}", flush=True))}
+    devnet.reset_watcher_databases(Path(os.environ["DATA_DIR"]))
+    if pool := devnet.import_solana_pool({**os.environ, **env}):
+        print(f"  solana: {pool}", flush=True)
+    print(f"chains: ready in {time.monotonic() - started:.1f} s", flush=True)
+    print("payments: regtest chains, public test keys, development rates (set PAYMENTS_* to change)", flush=True)
+    return devnet, env
+
+
 def main() -> None:
+    started = time.monotonic()
     load_dotenv(ROOT / ".env")
     os.environ.setdefault("DATA_DIR", str(ROOT / "var" / "data"))
     ensure_broker(os.environ.get("AMQP_URI", "amqp://guest:guest@127.0.0.1:5672/"))
-    env = {}
-    if not any(key.startswith("PAYMENTS_") for key in os.environ):
-        rates_file = ROOT / "var" / "dev-rates.json"
-        keep_dev_rates_fresh(rates_file)
-        env = dev_payments_env(rates_file)
-        print("payments: regtest chains, public test keys, development rates (set PAYMENTS_* to change)", flush=True)
-    stack = Stack(env=env, gateway_port=int(os.environ.get("GATEWAY_PORT", "8000")))
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop_once)
+    gateway_port = int(os.environ.get("GATEWAY_PORT", "8000"))
+    if answers("127.0.0.1", gateway_port):
+        sys.exit(f"port {gateway_port} is taken: is `make run` running already? (GATEWAY_PORT sets another)")
+    devnet, env, watchers = None, {}, configured_watchers(os.environ)
+    stack = None
     try:
-        stack.start()
+        if not any(key.startswith(("PAYMENTS_", "WATCHER_")) for key in os.environ):
+            devnet, env = start_devnet()
+            watchers = devnet.up
+        stack = Stack(env=env, watchers=watchers, gateway_port=gateway_port)
+        stack.start(timeout=90)
+        ready_in = time.monotonic() - started
         print(
-            f"\nKernodeck is running: {stack.url}  (API docs: {stack.url}/api/v1/docs). Ctrl-C stops it.\n", flush=True
+            f"\nKernodeck is running: {stack.url}  (API docs: {stack.url}/api/v1/docs), ready in {ready_in:.1f} s."
+            " Ctrl-C stops it.\n",
+            flush=True,
         )
+        if devnet is not None:
+            devnet.write_shell_env(DEVNET_ENV, {"KERNODECK_URL": stack.url})
+            print(f"{devnet.how_to_pay()}\nThe same settings: . {DEVNET_ENV.relative_to(ROOT)}\n", flush=True)
         while all(p.running() for p in stack.processes.values()):
             time.sleep(0.5)
         print("a process stopped; stopping the others", flush=True)
     except KeyboardInterrupt:
-        pass
+        print("\nstopping ...", flush=True)
     finally:
-        stack.stop()
+        if stack is not None:
+            stack.stop()
+        if devnet is not None:
+            devnet.stop()
+            DEVNET_ENV.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,12 @@
 """Start Kernodeck's processes on one machine and stop them together.
 
 Used by `make run` (infra/local/run.py), the end-to-end tests and the
-benchmarks, so that all three run the system the same way.
+benchmarks, so that all three run the system the same way. Besides the
+services and the gateway, a stack may run one chain watcher per network
+(`watcher-bitcoin`: `kernodeck-watcher --network bitcoin`), each with its own
+metrics port and database: WATCHER_<NETWORK>_DATABASE_URL when given (tests
+pass PostgreSQL databases), else WATCHER_DATABASE_URL, else its SQLite file
+under DATA_DIR.
 """
 
 import os
@@ -43,16 +48,21 @@ class Process:
 
     def _echo(self) -> None:
         for line in self.popen.stdout:
-            sys.stdout.write(f"{self.name:>10} | {line.decode(errors='replace')}")
+            sys.stdout.write(f"{self.name:>16} | {line.decode(errors='replace')}")
             sys.stdout.flush()
 
     def running(self) -> bool:
         return self.popen is not None and self.popen.poll() is None
 
     def stop(self, sig: int = signal.SIGTERM, wait: float = 10.0) -> None:
-        if not self.running():
+        if self.running():
+            self.popen.send_signal(sig)
+            self.wait_stopped(wait)
+
+    def wait_stopped(self, wait: float = 10.0) -> None:
+        """Wait for a process told to stop; kill it after `wait` seconds."""
+        if self.popen is None:
             return
-        self.popen.send_signal(sig)
         try:
             self.popen.wait(wait)
         except subprocess.TimeoutExpired:
@@ -60,15 +70,20 @@ class Process:
             self.popen.wait()
 
 
+WATCHER = "watcher-"
+
+
 @dataclass
 class Stack:
-    """The services and the gateway, configured by one environment."""
+    """The services, the chain watchers of `watchers` (networks) and the gateway, configured by one environment."""
 
     env: dict[str, str]
     services: tuple[str, ...] = ("catalog", "accounts", "orders", "payments")
     log_dir: Path | None = None
     gateway_port: int = field(default_factory=free_port)
     processes: dict[str, Process] = field(default_factory=dict)
+    watchers: tuple[str, ...] = ()
+    process_env: dict[str, dict[str, str]] = field(default_factory=dict)  # a process's own settings, by name
 
     @property
     def url(self) -> str:
@@ -76,33 +91,75 @@ class Stack:
 
     def process(self, name: str) -> Process:
         if name not in self.processes:
-            env = {**os.environ, **self.env, "GATEWAY_PORT": str(self.gateway_port)}
-            if name != "gateway":
-                env.setdefault(f"{name.upper()}_METRICS_PORT", str(free_port()))
+            env = {**os.environ, **self.env, "GATEWAY_PORT": str(self.gateway_port), **self.process_env.get(name, {})}
+            if name.startswith(WATCHER):
+                network = name.removeprefix(WATCHER)
+                argv = [str(BIN / "kernodeck-watcher"), "--network", network]
+                env.update(watcher_env(env, network))
+            else:
+                argv = [str(BIN / f"kernodeck-{name}")]
+                if name != "gateway":
+                    env.setdefault(f"{name.upper()}_METRICS_PORT", str(free_port()))
             log_path = self.log_dir / f"{name}.log" if self.log_dir else None
-            self.processes[name] = Process(name, [str(BIN / f"kernodeck-{name}")], env, log_path)
+            self.processes[name] = Process(name, argv, env, log_path)
         return self.processes[name]
 
+    def watcher(self, network: str) -> Process:
+        return self.process(WATCHER + network)
+
     def start(self, timeout: float = 60.0) -> None:
-        for name in (*self.services, "gateway"):
+        for name in (*self.services, *(WATCHER + n for n in self.watchers), "gateway"):
             self.process(name).start()
         self.wait_ready(timeout)
 
     def wait_ready(self, timeout: float = 60.0) -> None:
+        """Until the gateway's /readyz answers 200 and every watcher has reported its node followed."""
         deadline = time.monotonic() + timeout
+        waiting = ["gateway"]
         while time.monotonic() < deadline:
             dead = [p.name for p in self.processes.values() if not p.running()]
             if dead:
                 raise RuntimeError(f"stopped during start: {', '.join(dead)}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/readyz", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                pass
+            waiting = [] if _answers(f"{self.url}/readyz") else ["gateway"]
+            waiting += [n for n in self.watchers if WATCHER + n in self.processes and not self.watcher_ready(n)]
+            if not waiting:
+                return
             time.sleep(0.2)
-        raise TimeoutError(f"the stack was not ready within {timeout} s")
+        raise TimeoutError(f"the stack was not ready within {timeout} s (waiting for: {', '.join(waiting)})")
+
+    def watcher_metrics_url(self, network: str) -> str:
+        return f"http://127.0.0.1:{self.watcher(network).env['WATCHER_METRICS_PORT']}/metrics"
+
+    def watcher_ready(self, network: str) -> bool:
+        """The watcher has scanned its node and reported itself not lagging (its metrics say so)."""
+        try:
+            with urllib.request.urlopen(self.watcher_metrics_url(network), timeout=2) as response:
+                metrics = response.read().decode()
+        except OSError:
+            return False
+        return f'kernodeck_watcher_lagging{{network="{network}"}} 0.0' in metrics
 
     def stop(self) -> None:
-        for process in reversed(list(self.processes.values())):
-            process.stop()
+        """SIGTERM to every process at once (the gateway first), then wait for each."""
+        running = [p for p in reversed(list(self.processes.values())) if p.running()]
+        for process in running:
+            process.popen.send_signal(signal.SIGTERM)
+        for process in running:
+            process.wait_stopped()
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def watcher_env(env: dict[str, str], network: str) -> dict[str, str]:
+    """One watcher's database and metrics port, from the stack's settings."""
+    key = network.upper()
+    return {
+        "WATCHER_DATABASE_URL": env.get(f"WATCHER_{key}_DATABASE_URL", env.get("WATCHER_DATABASE_URL", "")),
+        "WATCHER_METRICS_PORT": env.get(f"WATCHER_{key}_METRICS_PORT") or str(free_port()),
+    }

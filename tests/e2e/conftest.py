@@ -1,28 +1,41 @@
 """The running system for end-to-end tests: real processes, real broker, real PostgreSQL.
 
-Each session gets its own RabbitMQ vhost and fresh databases, so runs never
-see each other's messages or rows.
+Each stack gets its own RabbitMQ vhost and fresh databases, so runs never
+see each other's messages or rows. `stack` (services and gateway) serves
+most tests; `chain_stack` adds real chain nodes (litecoind, Bitcoin Knots,
+anvil with its tokens) and one watcher per node, and is started only by the
+first test that asks for it, once per session.
 """
 
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
 from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
+from infra.local.devnet import Devnet
 from infra.local.isolation import stack_env, temporary_databases, temporary_vhost
 from infra.local.stack import Stack
 
+CHAIN_NETWORKS = ("bitcoin", "litecoin", "ethereum")
+CHAIN_CONFIRMATIONS = 2
 
-@pytest.fixture(scope="session")
-def stack(tmp_path_factory):
-    log_dir = Path(tmp_path_factory.mktemp("stack-logs"))
+
+@contextmanager
+def running_stack(log_dir: Path, prefix: str, env: dict | None = None, watchers: tuple[str, ...] = (), **options):
+    """A started Stack on a fresh vhost and fresh databases (one per service and per watcher)."""
     rates_file = log_dir / "rates.json"
     fresh_rates = keep_dev_rates_fresh(rates_file)
-    with temporary_vhost("kd_e2e") as amqp_uri, temporary_databases(Stack.services, "kd_e2e") as databases:
-        env = {**stack_env(amqp_uri, databases), **dev_payments_env(rates_file), "GATEWAY_RPC_TIMEOUT_S": "3"}
-        stack = Stack(env=env, log_dir=log_dir)
+    databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
+    with temporary_vhost(prefix) as amqp_uri, temporary_databases(databases_of, prefix) as databases:
+        stack_settings = {
+            **stack_env(amqp_uri, databases),
+            **dev_payments_env(rates_file),
+            "GATEWAY_RPC_TIMEOUT_S": "3",
+        }
+        stack = Stack(env={**stack_settings, **(env or {})}, log_dir=log_dir, watchers=watchers, **options)
         try:
             stack.start()
             yield stack
@@ -32,6 +45,43 @@ def stack(tmp_path_factory):
             for log in sorted(log_dir.glob("*.log")):
                 if b'"level": "ERROR"' in log.read_bytes():
                     print(f"--- errors logged by {log.stem} ---\n{log.read_text()[-4000:]}")
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory):
+    with running_stack(Path(tmp_path_factory.mktemp("stack-logs")), "kd_e2e") as stack:
+        yield stack
+
+
+@pytest.fixture(scope="session")
+def devnet(tmp_path_factory):
+    """litecoind, Bitcoin Knots and anvil (USDT and USDC deployed), as `make run` starts them; those installed."""
+    devnet = Devnet(
+        tmp_path_factory.mktemp("devnet"),
+        networks=CHAIN_NETWORKS,
+        confirmations=dict.fromkeys(CHAIN_NETWORKS, CHAIN_CONFIRMATIONS),
+        watcher_poll_s=0.2,
+        watcher_status_s=0.5,
+    )
+    devnet.start(log=lambda line: None)
+    try:
+        yield devnet
+    finally:
+        devnet.stop()
+
+
+@pytest.fixture(scope="session")
+def chain_stack(devnet, tmp_path_factory):
+    """The whole system with a watcher per running node. The Bitcoin watcher polls only every 30 s and
+    otherwise wakes on the node's ZMQ block notifications, so a payment still in its mempool is found
+    by "J'ai payé" alone."""
+    if not devnet.up:
+        pytest.skip(f"no chain node is installed: {devnet.skipped}")
+    log_dir = Path(tmp_path_factory.mktemp("chain-stack-logs"))
+    env = devnet.env()
+    slow_bitcoin = {"watcher-bitcoin": {"WATCHER_POLL_INTERVAL_S": "30"}} if env.get("WATCHER_BITCOIN_ZMQ_URL") else {}
+    with running_stack(log_dir, "kd_chain", env, devnet.up, process_env=slow_bitcoin) as stack:
+        yield stack
 
 
 @pytest.fixture
