@@ -19,10 +19,10 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_amqp_baseline import bare_amqp_roundtrip
+from bench.bench_block_to_paid import block_to_paid
 from bench.bench_payments import confirmed_to_paid, intent_creation
 from bench.measure import line, measure
-from infra.local.dev_payments import dev_payments_env, write_dev_rates
-from infra.local.isolation import stack_env, temporary_databases, temporary_vhost
+from infra.local.isolation import running_stack
 from infra.local.stack import BIN, Stack, free_port
 
 TOTAL = {1: 1000, 32: 4000}
@@ -112,19 +112,12 @@ def report(results: dict) -> None:
 def main() -> None:
     bare, bare_url = bare_http_server()
     try:
-        with (
-            temporary_vhost("kd_bench") as amqp_uri,
-            temporary_databases(Stack.services, "kd_bench") as databases,
-            tempfile.TemporaryDirectory() as logs,
-        ):
-            rates_file = Path(logs) / "rates.json"
-            write_dev_rates(rates_file)
-            stack = Stack(env={**stack_env(amqp_uri, databases), **dev_payments_env(rates_file)}, log_dir=Path(logs))
-            stack.start()
-            try:
-                report(asyncio.run(run_all(stack, amqp_uri, bare_url)))
-            finally:
-                stack.stop()
+        with tempfile.TemporaryDirectory() as logs, running_stack(Path(logs), "kd_bench") as stack:
+            report(asyncio.run(run_all(stack, stack.env["AMQP_URI"], bare_url)))
+        with tempfile.TemporaryDirectory() as logs:
+            print()
+            for line in block_to_paid(Path(logs)):
+                print(line)
     finally:
         bare.terminate()
         bare.wait()

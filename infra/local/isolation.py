@@ -1,12 +1,16 @@
-"""Throwaway RabbitMQ vhosts and PostgreSQL databases for tests and benchmarks."""
+"""Throwaway RabbitMQ vhosts and PostgreSQL databases, and a whole stack on them, for tests and benchmarks."""
 
 import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 from sqlalchemy import create_engine, text
+
+from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
+from infra.local.stack import Stack
 
 PG_ADMIN_URL = os.environ.get("KERNODECK_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 RABBIT_API = os.environ.get("KERNODECK_TEST_RABBIT_API", "http://127.0.0.1:15672/api")
@@ -45,3 +49,27 @@ def temporary_databases(services: tuple[str, ...], prefix: str = "kd") -> Iterat
 
 def stack_env(amqp_uri: str, databases: dict[str, str]) -> dict[str, str]:
     return {"AMQP_URI": amqp_uri, **{f"{s.upper()}_DATABASE_URL": url for s, url in databases.items()}}
+
+
+@contextmanager
+def running_stack(log_dir: Path, prefix: str, env: dict | None = None, watchers: tuple[str, ...] = (), **options):
+    """A started Stack on a fresh vhost and fresh databases (one per service and per watcher)."""
+    rates_file = log_dir / "rates.json"
+    fresh_rates = keep_dev_rates_fresh(rates_file)
+    databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
+    with temporary_vhost(prefix) as amqp_uri, temporary_databases(databases_of, prefix) as databases:
+        stack_settings = {
+            **stack_env(amqp_uri, databases),
+            **dev_payments_env(rates_file),
+            "GATEWAY_RPC_TIMEOUT_S": "3",
+        }
+        stack = Stack(env={**stack_settings, **(env or {})}, log_dir=log_dir, watchers=watchers, **options)
+        try:
+            stack.start()
+            yield stack
+        finally:
+            fresh_rates.set()
+            stack.stop()
+            for log in sorted(log_dir.glob("*.log")):
+                if b'"level": "ERROR"' in log.read_bytes():
+                    print(f"--- errors logged by {log.stem} ---\n{log.read_text()[-4000:]}")

@@ -8,43 +8,16 @@ first test that asks for it, once per session.
 """
 
 import uuid
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
-from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
 from infra.local.devnet import Devnet
-from infra.local.isolation import stack_env, temporary_databases, temporary_vhost
-from infra.local.stack import Stack
+from infra.local.isolation import running_stack
 
 CHAIN_NETWORKS = ("bitcoin", "litecoin", "ethereum")
 CHAIN_CONFIRMATIONS = 2
-
-
-@contextmanager
-def running_stack(log_dir: Path, prefix: str, env: dict | None = None, watchers: tuple[str, ...] = (), **options):
-    """A started Stack on a fresh vhost and fresh databases (one per service and per watcher)."""
-    rates_file = log_dir / "rates.json"
-    fresh_rates = keep_dev_rates_fresh(rates_file)
-    databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
-    with temporary_vhost(prefix) as amqp_uri, temporary_databases(databases_of, prefix) as databases:
-        stack_settings = {
-            **stack_env(amqp_uri, databases),
-            **dev_payments_env(rates_file),
-            "GATEWAY_RPC_TIMEOUT_S": "3",
-        }
-        stack = Stack(env={**stack_settings, **(env or {})}, log_dir=log_dir, watchers=watchers, **options)
-        try:
-            stack.start()
-            yield stack
-        finally:
-            fresh_rates.set()
-            stack.stop()
-            for log in sorted(log_dir.glob("*.log")):
-                if b'"level": "ERROR"' in log.read_bytes():
-                    print(f"--- errors logged by {log.stem} ---\n{log.read_text()[-4000:]}")
 
 
 @pytest.fixture(scope="session")
