@@ -4,6 +4,7 @@ import hashlib
 import math
 import re
 import secrets
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -29,13 +30,20 @@ class Registration:
     password: str = field(repr=False)
 
 
+def nfc(value):
+    """`value` in Unicode NFC when it is a string: an accented letter typed precomposed on one
+    device and decomposed (NFD) on another is then one character, the same in every comparison."""
+    return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
+
+
 def normalize_email(email: str) -> str:
     """The form that makes two spellings of one address the same account."""
-    return email.strip().lower()
+    return nfc(email.strip().lower())
 
 
 def validate_registration(first_name, last_name, email, password) -> Registration:
-    """Check every field; all broken rules are reported together."""
+    """Check every field, in NFC; all broken rules are reported together."""
+    first_name, last_name, email, password = (nfc(value) for value in (first_name, last_name, email, password))
     problems = {
         "first_name": _name_problem(first_name),
         "last_name": _name_problem(last_name),

@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 
 from kernodeck_accounts import store
 from kernodeck_accounts.dependencies import AccountRules
-from kernodeck_accounts.domain import new_session_token, normalize_email, token_hash, validate_registration
+from kernodeck_accounts.domain import new_session_token, nfc, normalize_email, token_hash, validate_registration
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.types import utcnow
@@ -75,24 +75,28 @@ class AccountsService:
     def login(self, email, password, client_address) -> dict:
         if not isinstance(email, str) or not isinstance(password, str):
             raise invalid_credentials()
-        email_key = normalize_email(email)
+        email_key, password = normalize_email(email), nfc(password)
         throttle = self.rules.throttle
-        now = utcnow()
-        with self.db.read() as session:
+        # The attempt is recorded as a failure before its password is checked, in the same locked
+        # transaction as the count: parallel guesses each see the ones before them, so exactly
+        # `limit` get checked. Success clears the email's failures, this attempt's included.
+        with self.db.transaction() as tx:
+            store.lock_login_keys(tx.session, email_key, client_address)
+            now = utcnow()
             wait = throttle.retry_after(
-                store.failures_by_email(session, email_key, now - throttle.per_email.window),
-                store.failures_by_address(session, client_address, now - throttle.per_address.window),
+                store.failures_by_email(tx.session, email_key, now - throttle.per_email.window),
+                store.failures_by_address(tx.session, client_address, now - throttle.per_address.window),
                 now,
             )
-            account = store.find_account(session, email_key)
+            if not wait:
+                store.record_failure(tx.session, email_key, client_address, now)
+            account = store.find_account(tx.session, email_key)
         if wait:
             log.warning("login throttled", extra={"client_address": client_address, "retry_after": wait})
             raise ServiceError(ErrorCode.TOO_MANY_REQUESTS, "too many failed logins, try again later", retry_after=wait)
 
         passwords = self.rules.passwords
         if not passwords.verify(account.password_hash if account else None, password):
-            with self.db.transaction() as tx:
-                store.record_failure(tx.session, email_key, client_address, now)
             raise invalid_credentials()
 
         new_hash = passwords.hash(password) if passwords.needs_rehash(account.password_hash) else None

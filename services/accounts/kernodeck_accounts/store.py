@@ -3,10 +3,11 @@
 from datetime import datetime
 from uuid import uuid4
 
-from sqlalchemy import Index, delete, or_, update
+from sqlalchemy import Index, delete, func, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_accounts.domain import Registration
+from kernodeck_kit.db import is_postgres
 from kernodeck_kit.types import UtcDateTime, utcnow
 
 
@@ -97,6 +98,17 @@ def revoke_session(session: Session, token_hash: str, now: datetime) -> None:
         .where(SessionRow.token_hash == token_hash, SessionRow.revoked_at.is_(None))
         .values(revoked_at=now)
     )
+
+
+def lock_login_keys(session: Session, email_normalized: str, client_address: str) -> None:
+    """Hold logins for this email and for this address back until the transaction ends.
+
+    Always the email first, then the address, so two logins never wait on each other in a
+    cycle. SQLite needs nothing: its transactions begin IMMEDIATE, one writer at a time.
+    """
+    if is_postgres(session.get_bind()):
+        for namespace, key in ((1, email_normalized), (2, client_address)):
+            session.execute(select(func.pg_advisory_xact_lock(namespace, func.hashtext(key))))
 
 
 def failures_by_email(session: Session, email_normalized: str, since: datetime) -> list[datetime]:

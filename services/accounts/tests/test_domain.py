@@ -1,3 +1,4 @@
+import unicodedata
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -56,6 +57,33 @@ def test_password_length_counts_characters_not_bytes():
     assert refused_fields(password="é" * 14) == {"password"}  # 28 bytes, 14 characters
 
 
+def nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+@pytest.mark.parametrize("password", ["é" * 15, "mật khẩu dài đủ", "é" * 128])
+def test_a_decomposed_password_of_15_to_128_characters_in_nfc_is_accepted_and_kept_in_nfc(password):
+    assert len(password) != len(nfd(password))
+    assert validate_registration(**{**VALID, "password": nfd(password)}).password == password
+
+
+@pytest.mark.parametrize("password", ["é" * 14, "mật khẩu dài đ", "é" * 129])
+def test_a_decomposed_password_outside_15_to_128_characters_in_nfc_is_refused(password):
+    assert len(nfd(password)) >= 15
+    assert refused_fields(password=nfd(password)) == {"password"}
+
+
+def test_a_decomposed_email_and_names_are_kept_in_nfc():
+    registration = validate_registration(nfd("Ánh"), nfd("Đặng"), nfd("Ánh@Ví-Dụ.vn"), VALID["password"])
+    assert (registration.first_name, registration.last_name) == ("Ánh", "Đặng")
+    assert registration.email == "Ánh@Ví-Dụ.vn"
+    assert registration.email_normalized == "ánh@ví-dụ.vn"
+
+
+def test_names_of_100_characters_in_nfc_are_accepted_whatever_their_encoding():
+    assert validate_registration(**{**VALID, "first_name": nfd("Ạ" * 100)}).first_name == "Ạ" * 100
+
+
 @pytest.mark.parametrize("field", ["first_name", "last_name"])
 @pytest.mark.parametrize("name", ["N", "N" * 100, "  " + "N" * 100 + "  ", "Đặng Thị Ánh"])
 def test_names_up_to_100_characters_are_accepted(field, name):
@@ -110,6 +138,10 @@ def test_every_broken_rule_is_reported_at_once():
         validate_registration("", "L" * 101, "not-an-email", "short")
     assert {e["field"] for e in caught.value.errors} == {"first_name", "last_name", "email", "password"}
     assert all(e["message"] for e in caught.value.errors)
+
+
+def test_email_normalisation_makes_nfc_and_nfd_spellings_one_address():
+    assert normalize_email(nfd("Ánh@Ví-Dụ.vn")) == normalize_email("ánh@ví-dụ.vn")
 
 
 def test_email_normalisation_ignores_case_and_surrounding_spaces():

@@ -1,4 +1,5 @@
 import logging
+import unicodedata
 from datetime import UTC, datetime, timedelta
 
 import argon2
@@ -151,6 +152,27 @@ def test_registering_an_existing_email_in_another_case_changes_nothing(accounts,
     assert error.code == "invalid_credentials"
 
 
+@pytest.mark.parametrize("registered_form, login_form", [("NFC", "NFD"), ("NFD", "NFC")])
+def test_a_password_and_email_typed_composed_or_decomposed_log_in_alike(accounts, registered_form, login_form):
+    password, email = "mật khẩu dài đủ", "ánh@ví-dụ.vn"
+    account = register(
+        accounts,
+        email=unicodedata.normalize(registered_form, email),
+        password=unicodedata.normalize(registered_form, password),
+    )
+    session = login(
+        accounts, email=unicodedata.normalize(login_form, email), password=unicodedata.normalize(login_form, password)
+    )
+    assert session["account"]["id"] == account["id"]
+    assert session["account"]["email"] == email
+
+
+def test_the_decomposed_spelling_of_a_registered_email_is_taken(accounts, remote_errors):
+    register(accounts, email="ánh@ví-dụ.vn")
+    error = refusal(remote_errors, register, accounts, email=unicodedata.normalize("NFD", "Ánh@Ví-Dụ.vn"))
+    assert error.code == "email_taken"
+
+
 def test_concurrent_registrations_of_one_email_make_one_account(accounts, remote_errors, db):
     spellings = ["race@example.com", "RACE@example.com", "Race@Example.com", "race@EXAMPLE.com", "rAce@example.com"]
     replies = [
@@ -282,3 +304,61 @@ def test_logs_carry_no_password_token_or_hash(accounts, remote_errors, caplog, d
     rendered = "\n".join(formatter.format(record) for record in caplog.records)
     assert "account registered" in rendered
     assert not [secret for secret in secrets if secret in rendered]
+
+
+@pytest.fixture
+def replicas(start, config):
+    """Two service replicas, each with its own engine and 10 workers, behind one proxy."""
+    start(config)
+    start(config)
+    with ServiceRpcProxy("accounts", config) as proxy:
+        yield proxy
+
+
+def parallel_logins(accounts, remote_errors, attempts: list[dict]) -> list[str]:
+    """Send every login at once; the outcome of each, as its error code or "logged_in"."""
+    replies = [accounts.login.call_async(**attempt) for attempt in attempts]
+    codes = []
+    for reply in replies:
+        try:
+            reply.result()
+            codes.append("logged_in")
+        except remote_errors as error:
+            codes.append(error.code)
+    return codes
+
+
+def test_parallel_guesses_at_one_email_get_exactly_the_limit_checked(replicas, remote_errors, verify_calls, db):
+    register(replicas)
+    verify_calls.clear()
+    # From 30 addresses, so only the email's limit applies.
+    guesses = [
+        {"email": "jane@example.com", "password": f"wrong guess number {n}", "client_address": f"198.51.100.{n}"}
+        for n in range(30)
+    ]
+    codes = parallel_logins(replicas, remote_errors, guesses)
+    assert codes.count("invalid_credentials") == len(verify_calls) == 5
+    assert codes.count("too_many_requests") == 25
+
+    # The right password is refused too until the window has passed.
+    assert refusal(remote_errors, login, replicas).code == "too_many_requests"
+    db.execute(update(LoginFailureRow).values(at=datetime.now(UTC) - timedelta(minutes=15)))
+    db.commit()
+    assert login(replicas)["account"]["email"] == "jane@example.com"
+
+
+def test_parallel_guesses_from_one_address_get_exactly_the_limit_checked(replicas, remote_errors, verify_calls, db):
+    register(replicas)
+    verify_calls.clear()
+    guesses = [
+        {"email": f"guess{n}@example.com", "password": "wrong guess number 1", "client_address": HERE}
+        for n in range(30)
+    ]
+    codes = parallel_logins(replicas, remote_errors, guesses)
+    assert codes.count("invalid_credentials") == len(verify_calls) == 20
+    assert codes.count("too_many_requests") == 10
+
+    assert refusal(remote_errors, login, replicas).code == "too_many_requests"
+    db.execute(update(LoginFailureRow).values(at=datetime.now(UTC) - timedelta(minutes=15)))
+    db.commit()
+    assert login(replicas)["account"]["email"] == "jane@example.com"
