@@ -1,15 +1,34 @@
-"""Event handlers that never drop an event."""
+"""Event handlers that never drop an event, and never spin on one that fails."""
 
-from nameko.events import event_handler
+import eventlet
+from nameko.events import EventHandler
+
+RETRY_PAUSE_KEY = "EVENT_RETRY_PAUSE_S"
+DEFAULT_RETRY_PAUSE_S = 1.0
 
 
-def consumer(source: str, event_type: str):
-    """Handle `source`.`event_type`, requeueing the message when the handler fails.
+class RequeueingEventHandler(EventHandler):
+    """nameko's event handler with `requeue_on_error`, pausing before each requeue.
 
     nameko acknowledges a message whose handler raised, which would lose it;
     here it goes back to the queue and is tried again (handlers are
-    idempotent, so a retry after a partial failure is safe). A handler that
-    can never succeed keeps failing loudly in the logs and metrics instead of
-    dropping money on the floor.
+    idempotent, so a retry after a partial failure is safe). The worker waits
+    before it requeues, so a handler that can never succeed is retried about
+    once per pause and per worker, loudly in the logs and metrics, instead of
+    as fast as the broker redelivers, and a failing dependency (a database
+    down) slows consumption rather than burning the CPU.
     """
-    return event_handler(source, event_type, requeue_on_error=True)
+
+    def setup(self):
+        super().setup()
+        self.retry_pause_s = float(self.container.config.get(RETRY_PAUSE_KEY, DEFAULT_RETRY_PAUSE_S))
+
+    def handle_result(self, message, worker_ctx, result=None, exc_info=None):
+        if exc_info is not None:
+            eventlet.sleep(self.retry_pause_s)
+        return super().handle_result(message, worker_ctx, result, exc_info)
+
+
+def consumer(source: str, event_type: str):
+    """Handle `source`.`event_type`, requeueing the message after a pause when the handler fails."""
+    return RequeueingEventHandler.decorator(source, event_type, requeue_on_error=True)

@@ -1,0 +1,39 @@
+"""The kit's event consumer against the real broker: a failing handler gets the event again, after a pause."""
+
+import time
+
+import eventlet
+from nameko.standalone.events import event_dispatcher
+
+from kernodeck_kit.events import RETRY_PAUSE_KEY, consumer
+
+PAUSE_S = 0.3
+attempts: list[float] = []
+handled: list[dict] = []
+
+
+class Flaky:
+    """Fails the first two deliveries of each event, then handles it."""
+
+    name = "flaky"
+
+    @consumer("orders", "order_created")
+    def on_created(self, payload):
+        attempts.append(time.monotonic())
+        if len(attempts) <= 2:
+            raise RuntimeError("a dependency is down")
+        handled.append(payload)
+
+
+def test_a_failed_event_comes_back_after_the_pause_until_it_is_handled(container_factory, rabbit_config):
+    attempts.clear()
+    handled.clear()
+    config = {**rabbit_config, RETRY_PAUSE_KEY: PAUSE_S}
+    container_factory(Flaky, config).start()
+    event_dispatcher(config)("orders", "order_created", {"order_id": "o-1"})
+    with eventlet.Timeout(10):
+        while not handled:
+            eventlet.sleep(0.02)
+    assert handled == [{"order_id": "o-1"}]
+    assert len(attempts) == 3
+    assert all(later - earlier >= PAUSE_S for earlier, later in zip(attempts, attempts[1:]))
