@@ -242,7 +242,7 @@ def synthetic(watched: WatchedAddresses) -> None:
     body = json.dumps({"result": block, "error": None, "id": 1}).encode()
     server = serve(body)
     try:
-        rpc = JsonRpc(f"http://127.0.0.1:{server.server_address[1]}", "bench", "bench", timeout=30)
+        rpc = JsonRpc(f"http://127.0.0.1:{server.server_address[1]}", 30, user="bench", password="bench", version="1.0")
         report("synthetic mainnet block, local HTTP", rpc, body, block["hash"], watched)
     finally:
         server.shutdown()
@@ -282,7 +282,7 @@ def regtest_block(node: BitcoinNode, rpc: JsonRpc, paid: list[str]) -> str:
 def regtest(watched: WatchedAddresses) -> None:
     # Knots mines small blocks by default (300 kB); a full mainnet-sized one is asked for.
     with BitcoinNode(blocks=101, extra_args=("-blockmaxsize=4000000", "-blockmaxweight=4000000")) as node:
-        rpc = JsonRpc(node.rpc_url, node.rpcuser, node.rpcpassword, timeout=60)
+        rpc = JsonRpc(node.rpc_url, 60, user=node.rpcuser, password=node.rpcpassword, version="1.0")
         paid = [encode_segwit_address("bcrt", 0, os.urandom(20)) for _ in range(PAID)]
         for address in paid:
             watched.add(address, 2)

@@ -15,9 +15,10 @@ def _utxo(settings: WatcherSettings) -> ChainClient:
     network = settings.network
     rpc = JsonRpc(
         getattr(settings, f"{network}_rpc_url"),
-        getattr(settings, f"{network}_rpc_user"),
-        getattr(settings, f"{network}_rpc_password"),
         settings.rpc_timeout_s,
+        user=getattr(settings, f"{network}_rpc_user"),
+        password=getattr(settings, f"{network}_rpc_password"),
+        version="1.0",
     )
     return UtxoClient(network, rpc)
 

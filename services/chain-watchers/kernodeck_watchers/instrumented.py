@@ -1,7 +1,7 @@
 """A chain client whose node calls are timed and whose failures are counted, per network."""
 
 import time
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Collection, Container, Mapping
 from typing import TypeVar
 
 from kernodeck_watchers import metrics
@@ -32,8 +32,8 @@ class InstrumentedClient:
     def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
         return self._measure("pending_transfers", self.client.pending_transfers, watched)
 
-    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
-        return self._measure("address_activity", self.client.address_activity, address, since_height)
+    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        return self._measure("address_activity", self.client.address_activity, addresses, since_height)
 
     def _measure(self, call: str, method: Callable[..., T], *args) -> T:
         started = time.perf_counter()

@@ -1,5 +1,6 @@
 """What one watcher process keeps between workers, and what each of its entrypoints does with it."""
 
+import itertools
 import logging
 from collections.abc import Callable
 
@@ -20,6 +21,7 @@ from kernodeck_watchers.watchlist import Watchlist
 
 log = logging.getLogger(__name__)
 
+NEW_WATCHES_PER_TURN = 100
 PaymentsWatched = Callable[[], list[dict]]  # payments' watched_addresses(network) RPC
 
 
@@ -46,6 +48,7 @@ class WatcherRuntime:
             else:
                 # Addresses whose events this watcher never got (it was not running yet) come from payments.
                 self.watchlist.load(store, self.watchlist.from_payments(payments_watched(), now), now)
+            self._look_up_new_watches(store)
             self._scanner(store).run()
         except ReorgTooDeep as error:
             log.error(
@@ -85,7 +88,7 @@ class WatcherRuntime:
                 log.warning("payments did not answer; looking anyway", extra={"network": self.network})
             watch = self._watch(store, address)
         required = watch.required_confirmations if watch else self.settings.confirmations
-        return look_at(store, self.client, address, required, self.settings.targeted_check_blocks, utcnow)
+        return look_at(store, self.client, {address: required}, self.settings.targeted_check_blocks, utcnow)
 
     def report_status(self, store: Store) -> WatcherStatus | None:
         """The active replica's status, once a pass has tried the node (payments treats silence as lag)."""
@@ -98,6 +101,13 @@ class WatcherRuntime:
 
     def close(self) -> None:
         self.lock.close()
+
+    def _look_up_new_watches(self, store: Store) -> None:
+        """Addresses new to the set, in the blocks already scanned (see watchlist); a batch a turn."""
+        batch = dict(itertools.islice(self.watchlist.unchecked.items(), NEW_WATCHES_PER_TURN))
+        if batch:
+            look_at(store, self.client, batch, self.settings.targeted_check_blocks, utcnow)
+            self.watchlist.checked(batch)
 
     def _watch(self, store: Store, address: str):
         with store.read() as session:

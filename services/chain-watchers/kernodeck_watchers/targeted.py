@@ -1,4 +1,5 @@
-""" "J'ai payé": look at one address now and record what is there, as a scan would.
+"""A targeted look at a few addresses, now, recording what is there as a scan would: the address of a
+"J'ai payé", and addresses newly watched (their payment may sit in a block scanned before the watch came).
 
 Mempool transfers are recorded at once. A transfer in a block is recorded
 only when that block is one the watcher has scanned (its hash is the one
@@ -6,7 +7,7 @@ remembered at that height): it was missed because the address was not
 watched then. Newer blocks, or a chain that moved, are left to the scanner.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from kernodeck_kit.outbox import Store
@@ -17,23 +18,23 @@ from kernodeck_watchers.store.queries import get_cursor, get_tracked, scanned_ha
 
 
 def look_at(
-    store: Store, client: ChainClient, address: str, required: int, blocks_back: int, now: Callable[[], datetime]
+    store: Store, client: ChainClient, required: Mapping[str, int], blocks_back: int, now: Callable[[], datetime]
 ) -> int:
-    """Record what `address` received lately; returns how many events that made."""
+    """Record what the addresses (-> their required confirmations) received lately; how many events that made."""
     network = client.network
     tip = client.tip()
-    found = client.address_activity(address, max(tip.height - blocks_back + 1, 0))
+    found = client.address_activity(list(required), max(tip.height - blocks_back + 1, 0))
     blocks = {height: client.block(height) for _, height in found if height is not None}
     with journal(store, network, now()) as entry:
         cursor = get_cursor(entry.session, network)
         for seen, height in found:
             known = get_tracked(entry.session, network, seen.txid, seen.index)
             if height is None:
-                entry.record(*transfers.in_mempool(known, seen, entry.now, required))
+                entry.record(*transfers.in_mempool(known, seen, entry.now, required[seen.address]))
             elif (
                 cursor is not None
                 and height <= cursor.height
                 and scanned_hash(entry.session, network, height) == blocks[height].hash
             ):
-                entry.record(*transfers.in_block(known, seen, blocks[height], cursor.height, required))
+                entry.record(*transfers.in_block(known, seen, blocks[height], cursor.height, required[seen.address]))
         return len(entry.kinds)

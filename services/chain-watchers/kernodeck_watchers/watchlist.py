@@ -3,6 +3,10 @@
 Any replica may take an `address_watched` event and write the row; the
 active one reads the rows added since its last pass (with some overlap, as
 transactions commit out of order) and drops the watches that ended.
+
+Addresses new to the set wait in `unchecked` until the watcher has looked
+them up in the blocks it already scanned: a watch arrives a moment after its
+address was shown, and a payment can be mined in that moment.
 """
 
 from collections.abc import Callable
@@ -22,6 +26,7 @@ class Watchlist:
         self.network = network
         self.normalize = normalize
         self.watched = WatchedAddresses(default_required)
+        self.unchecked: dict[str, int] = {}  # address -> required confirmations
         self.loaded = False
         self._synced_at: datetime | None = None
 
@@ -57,15 +62,19 @@ class Watchlist:
             insert_missing(tx.session, rows)
         if self.loaded:
             for row in rows:
-                self.watched.add(row.address, row.required_confirmations)
+                self._take(row.address, row.required_confirmations)
 
     def load(self, store: Store, from_payments: list[WatchedAddressRow], now: datetime) -> None:
-        """Everything watched, payments' answer included (addresses whose event this watcher never got)."""
+        """Everything watched, payments' answer included (addresses whose event this watcher never got).
+        The watches added lately are unchecked: a replica that stopped may not have looked them up."""
+        with store.read() as session:  # before payments' answer is stored, which would look recent
+            recent = dict(watched_added_since(session, self.network, now - OVERLAP, now))
         self.add(store, from_payments)
         self.watched = WatchedAddresses(self.watched.default_required)
         with store.read() as session:
             for address, required in watched_added_since(session, self.network, None, now):
                 self.watched.add(address, required)
+        self.unchecked = recent
         self.loaded, self._synced_at = True, now
 
     def sync(self, store: Store, now: datetime) -> None:
@@ -74,10 +83,21 @@ class Watchlist:
             ended = watches_ended(session, self.network, self._synced_at, now)
         for address in ended:
             self.watched.discard(address)
+            self.unchecked.pop(address, None)
         for address, required in added:
-            self.watched.add(address, required)
+            self._take(address, required)
         self._synced_at = now
+
+    def checked(self, addresses: dict[str, int]) -> None:
+        for address in addresses:
+            self.unchecked.pop(address, None)
 
     def unload(self) -> None:
         self.watched = WatchedAddresses(self.watched.default_required)
+        self.unchecked = {}
         self.loaded, self._synced_at = False, None
+
+    def _take(self, address: str, required: int) -> None:
+        if address not in self.watched.addresses:
+            self.unchecked[address] = required
+        self.watched.add(address, required)

@@ -8,7 +8,7 @@ network's own coin. Matching a block against the watched addresses is a
 hash lookup per output or log (`Watched.get`), never a loop over addresses.
 """
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -63,5 +63,6 @@ class ChainClient(Protocol):
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         """Transfers to watched addresses not yet in a block (mempool); [] where the network has none to show."""
 
-    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
-        """A targeted look at one address ("J'ai payé"): recent transfers with their block height (None: pending)."""
+    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        """A targeted look at a few addresses ("J'ai payé", new watches): their transfers in the blocks from
+        `since_height` to the tip, with the block's height, and in the mempool (height None)."""

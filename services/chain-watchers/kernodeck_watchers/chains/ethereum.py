@@ -26,19 +26,15 @@ Ethereum has no mempool the watcher relies on: `pending_transfers` is [].
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
-import urllib.error
-import urllib.request
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
 
 from prometheus_client import Counter
 
 from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer, Watched
+from kernodeck_watchers.chains.jsonrpc import JsonRpc, RpcError, ok
 
 log = logging.getLogger(__name__)
 
@@ -53,73 +49,6 @@ BLOCKS_WITHOUT_TRACES = Counter(
     "Blocks scanned without call traces (the node lacks or failed debug_traceBlockByHash): internal ETH transfers unseen",
     ["network"],
 )
-
-
-class RpcError(NodeError):
-    """The node answered a call with a JSON-RPC error object."""
-
-    def __init__(self, method: str, error: Any):
-        self.code = error.get("code") if isinstance(error, dict) else None
-        message = error.get("message") if isinstance(error, dict) else error
-        super().__init__(f"{method}: {message} (code {self.code})")
-
-
-class JsonRpc:
-    """JSON-RPC 2.0 over HTTP with the stdlib; credentials may sit in the URL (https://user:pass@host/)."""
-
-    def __init__(self, url: str, timeout_s: float):
-        parts = urlsplit(url)
-        self.headers = {"Content-Type": "application/json"}
-        if parts.username is not None:
-            token = base64.b64encode(f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()).decode()
-            self.headers["Authorization"] = f"Basic {token}"
-            parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
-        self.url = urlunsplit(parts)
-        self.timeout_s = timeout_s
-
-    def call(self, method: str, *params: Any) -> Any:
-        reply = self._post({"jsonrpc": "2.0", "id": 0, "method": method, "params": list(params)})
-        if not isinstance(reply, dict):
-            raise NodeError(f"{method}: unexpected answer {str(reply)[:200]}")
-        if reply.get("error") is not None:
-            raise RpcError(method, reply["error"])
-        return reply.get("result")
-
-    def batch(self, calls: list[tuple[str, list]]) -> list[Any]:
-        """The results in the order of `calls`; a call the node refused is an RpcError in its place."""
-        reply = self._post([{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(calls)])
-        if not isinstance(reply, list):  # a node that refuses batches answers with one error object
-            raise NodeError(f"batch refused: {str(reply)[:200]}")
-        answers = {a.get("id"): a for a in reply if isinstance(a, dict)}
-        results = []
-        for i, (method, _) in enumerate(calls):
-            answer = answers.get(i)
-            if answer is None:
-                raise NodeError(f"{method}: no answer in the batch")
-            results.append(
-                RpcError(method, answer["error"]) if answer.get("error") is not None else answer.get("result")
-            )
-        return results
-
-    def _post(self, payload: Any) -> Any:
-        request = urllib.request.Request(self.url, data=json.dumps(payload).encode(), headers=self.headers)
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as e:
-            body = e.read()
-            try:  # some nodes send JSON-RPC errors with an HTTP error status
-                return json.loads(body)
-            except ValueError:
-                raise NodeError(f"HTTP {e.code} from {self.url}: {body[:200]!r}") from None
-        except (OSError, ValueError) as e:  # refused, timed out, reset, not JSON
-            raise NodeError(f"{self.url}: {e}") from e
-
-
-def ok(result: Any) -> Any:
-    if isinstance(result, RpcError):
-        raise result
-    return result
 
 
 def block_ref(block: dict) -> BlockRef:
@@ -266,29 +195,30 @@ class EthereumClient:
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []
 
-    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
-        """Token transfers to `address` (one eth_getLogs) and the ETH that transactions sent it, in the blocks
-        since `since_height`, at most the last `activity_blocks`. Internal transfers would need every block
-        traced: a balance larger than the ETH found is logged for an operator instead, and returns nothing."""
-        address = self.normalize(address)
+    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        """Token transfers to `addresses` (one eth_getLogs) and the ETH that transactions sent them, in the
+        blocks since `since_height`, at most the last `activity_blocks`. Internal transfers would need every
+        block traced: a balance larger than the ETH found is logged for an operator instead."""
+        wanted = {self.normalize(address) for address in addresses}
+        watched = sorted(wanted)
         tip = self.tip().height
         start = max(since_height, tip - self.activity_blocks + 1, 0)
-        to_topic = "0x" + address[2:].rjust(64, "0")
-        log_filter = {"fromBlock": hex(start), "toBlock": hex(tip), "topics": [TRANSFER_TOPIC, None, to_topic]}
-        logs, balance = map(
-            ok, self.rpc.batch([("eth_getLogs", [log_filter]), ("eth_getBalance", [address, hex(tip)])])
-        )
-        found = [(t, int(e["blockNumber"], 16)) for e in logs for t in token_transfers([e], {address})]
+        to_topics = ["0x" + address[2:].rjust(64, "0") for address in watched]
+        log_filter = {"fromBlock": hex(start), "toBlock": hex(tip), "topics": [TRANSFER_TOPIC, None, to_topics]}
+        balance_calls = [("eth_getBalance", [address, hex(tip)]) for address in watched]
+        logs, *balances = map(ok, self.rpc.batch([("eth_getLogs", [log_filter]), *balance_calls]))
+        found = [(t, int(e["blockNumber"], 16)) for e in logs for t in token_transfers([e], wanted)]
         native = []
         for first in range(start, tip + 1, BATCH_BLOCKS):
             calls = [("eth_getBlockByNumber", [hex(h), True]) for h in range(first, min(first + BATCH_BLOCKS, tip + 1))]
             for block in filter(None, map(ok, self.rpc.batch(calls))):  # None: a reorg shortened the chain
-                native += [(t, int(block["number"], 16)) for t in native_transfers(block["transactions"], {address})]
+                native += [(t, int(block["number"], 16)) for t in native_transfers(block["transactions"], wanted)]
         succeeded = set(self._succeeded([t for t, _ in native]))
         found += [(t, height) for t, height in native if t in succeeded]
-        if int(balance, 16) > sum(t.amount for t, _ in found if t.token is None):
-            log.warning(
-                "balance without a matching ETH transfer (internal, or older than the window)",
-                extra={"network": self.network, "address": address, "balance": int(balance, 16), "since": start},
-            )
+        for address, balance in zip(watched, balances, strict=True):
+            if int(balance, 16) > sum(t.amount for t, _ in found if t.token is None and t.address == address):
+                log.warning(
+                    "balance without a matching ETH transfer (internal, or older than the window)",
+                    extra={"network": self.network, "address": address, "balance": int(balance, 16), "since": start},
+                )
         return found

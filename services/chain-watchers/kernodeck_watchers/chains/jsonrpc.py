@@ -1,7 +1,9 @@
-"""A JSON-RPC 1.0 client over HTTP with basic auth, as Bitcoin Core and its forks speak it (stdlib only).
+"""JSON-RPC over HTTP with the stdlib, as the nodes speak it: Bitcoin Core and its forks ("1.0" with basic
+auth), Ethereum and Solana nodes ("2.0"; credentials may also sit in the URL: https://user:pass@host/).
 
 JSON numbers with a fraction are parsed as `Decimal`, so amounts stay exact.
 Under eventlet the stdlib sockets are green: a call blocks only its greenthread.
+Errors never quote the URL, whose path may hold a provider's API key.
 """
 
 import base64
@@ -11,54 +13,65 @@ import json
 from decimal import Decimal
 from typing import Any
 from urllib.error import HTTPError, URLError
+from urllib.parse import unquote, urlsplit, urlunsplit
 from urllib.request import Request, urlopen
 
 from kernodeck_watchers.chains.base import NodeError
 
 
 class RpcError(NodeError):
-    """The node answered with an error object."""
+    """The node answered a call with an error object."""
 
-    def __init__(self, method: str, error: dict):
-        self.code = error.get("code")
-        super().__init__(f"{method}: {error.get('message')} (code {self.code})")
+    def __init__(self, method: str, error: Any):
+        self.code = error.get("code") if isinstance(error, dict) else None
+        message = error.get("message") if isinstance(error, dict) else error
+        super().__init__(f"{method}: {message} (code {self.code})")
 
 
 class JsonRpc:
-    def __init__(self, url: str, user: str, password: str, timeout: float):
-        self.url = url
-        self.timeout = timeout
-        token = base64.b64encode(f"{user}:{password}".encode()).decode()
-        self._headers = {"Content-Type": "application/json", "Authorization": f"Basic {token}"}
+    def __init__(self, url: str, timeout_s: float, user: str = "", password: str = "", version: str = "2.0"):
+        parts = urlsplit(url)
+        if parts.username is not None:
+            user, password = unquote(parts.username), unquote(parts.password or "")
+            parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+        self.url = urlunsplit(parts)
+        self.timeout_s = timeout_s
+        self.version = version
+        self.headers = {"Content-Type": "application/json"}
+        if user or password:
+            self.headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
         self._ids = itertools.count(1)
 
     def call(self, method: str, *params: Any) -> Any:
-        reply = self._post({"jsonrpc": "1.0", "id": next(self._ids), "method": method, "params": list(params)}, method)
-        return _result(method, reply)
+        reply = self._post(self._request(next(self._ids), method, list(params)), method)
+        if not isinstance(reply, dict):
+            raise NodeError(f"{method}: unexpected answer {str(reply)[:200]}")
+        return ok(_result(method, reply))
 
-    def batch(self, method: str, params: list[list]) -> list[Any]:
-        """One request for many calls of `method`; each answer is its result, or the RpcError it got."""
-        if not params:
+    def batch(self, calls: list[tuple[str, list]]) -> list[Any]:
+        """One request for many calls, answered in their order; a call the node refused is an RpcError in its place."""
+        if not calls:
             return []
-        first = next(self._ids)
-        self._ids = itertools.count(first + len(params))
-        calls = [{"jsonrpc": "1.0", "id": first + i, "method": method, "params": p} for i, p in enumerate(params)]
-        replies = self._post(calls, method)
-        if not isinstance(replies, list):
-            raise NodeError(f"{method}: the node did not answer the batch with a list")
-        by_id = {reply.get("id"): reply for reply in replies}
+        requests = [self._request(next(self._ids), method, params) for method, params in calls]
+        replies = self._post(requests, calls[0][0])
+        if not isinstance(replies, list):  # a node that refuses batches answers with one error object
+            raise NodeError(f"batch of {calls[0][0]}: refused ({str(replies)[:200]})")
+        by_id = {reply.get("id"): reply for reply in replies if isinstance(reply, dict)}
         answers = []
-        for call in calls:
-            try:
-                answers.append(_result(method, by_id.get(call["id"], {"error": {"message": "no answer"}})))
-            except RpcError as error:
-                answers.append(error)
+        for request in requests:
+            reply = by_id.get(request["id"])
+            if reply is None:
+                raise NodeError(f"{request['method']}: no answer in the batch")
+            answers.append(_result(request["method"], reply))
         return answers
 
+    def _request(self, id_: int, method: str, params: list) -> dict:
+        return {"jsonrpc": self.version, "id": id_, "method": method, "params": params}
+
     def _post(self, payload: Any, method: str) -> Any:
-        request = Request(self.url, data=json.dumps(payload).encode(), headers=self._headers)
+        request = Request(self.url, data=json.dumps(payload).encode(), headers=self.headers)
         try:
-            with urlopen(request, timeout=self.timeout) as response:
+            with urlopen(request, timeout=self.timeout_s) as response:
                 body = response.read()
         except HTTPError as error:
             # Bitcoin Core answers an RPC error with HTTP 500 (404 for an unknown method) and a JSON body.
@@ -74,6 +87,14 @@ class JsonRpc:
 
 
 def _result(method: str, reply: dict) -> Any:
-    if reply.get("error"):
-        raise RpcError(method, reply["error"])
+    """The reply's result, or the RpcError it carries (returned, not raised: a batch keeps it in its place)."""
+    if reply.get("error") is not None:
+        return RpcError(method, reply["error"])
     return reply.get("result")
+
+
+def ok(result: Any) -> Any:
+    """`result`, unless it is an RpcError: then raised."""
+    if isinstance(result, RpcError):
+        raise result
+    return result

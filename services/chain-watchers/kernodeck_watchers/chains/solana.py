@@ -20,14 +20,10 @@ keys (the token account's for tokens). Solana has no mempool to show.
 
 from __future__ import annotations
 
-import http.client
-import json
-import urllib.request
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Mapping
 
 from .base import BlockRef, NodeError, SeenTransfer, Watched
-from .jsonrpc import RpcError
+from .jsonrpc import JsonRpc, RpcError
 
 # agave's errors for a slot without a block (rpc-client-api custom_error.rs)
 BLOCK_NOT_AVAILABLE = -32004  # also: a skipped slot newer than the finalized root
@@ -42,17 +38,16 @@ class SolanaClient:
     def __init__(self, rpc_url: str, network: str = "solana", commitment: str = "finalized", timeout_s: float = 10.0):
         if commitment not in ("confirmed", "finalized"):
             raise ValueError("getBlock serves `confirmed` or `finalized` blocks only")
-        self.rpc_url = rpc_url
+        self.rpc = JsonRpc(rpc_url, timeout_s)
         self.network = network
         self.commitment = commitment
-        self.timeout_s = timeout_s
         self._last_block: tuple[int, dict] | None = None  # block()'s fetch, reused by transfers_in_block()
 
     def normalize(self, address: str) -> str:
         return address  # base58 public keys have one spelling
 
     def tip(self) -> BlockRef:
-        slot = self._call("getSlot", {"commitment": self.commitment})
+        slot = self.rpc.call("getSlot", {"commitment": self.commitment})
         block = self._get_block(slot, "none")
         if block is None:
             raise NodeError(f"getSlot answered {slot}, but its block is not available")
@@ -79,18 +74,20 @@ class SolanaClient:
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []
 
-    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        """From each address's signature index: one getTransaction per transaction, however many it paid."""
+        signatures = dict.fromkeys(  # newest first, each once
+            entry["signature"]
+            for address in addresses
+            for entry in self._signatures_since(address, since_height)
+            if entry["err"] is None
+        )
+        config = {"encoding": "json", "commitment": self.commitment, "maxSupportedTransactionVersion": 0}
         found = []
-        for entry in self._signatures_since(address, since_height):
-            if entry["err"] is not None:
-                continue
-            item = self._call(
-                "getTransaction",
-                entry["signature"],
-                {"encoding": "json", "commitment": self.commitment, "maxSupportedTransactionVersion": 0},
-            )
+        for signature in signatures:
+            item = self.rpc.call("getTransaction", signature, config)
             if item is not None:
-                found += [(t, item["slot"]) for t in _transfers(item, {address})]
+                found += [(t, item["slot"]) for t in _transfers(item, addresses)]
         return found
 
     def _signatures_since(self, address: str, since_height: int) -> list[dict]:
@@ -98,7 +95,7 @@ class SolanaClient:
         entries: list[dict] = []
         config = {"commitment": self.commitment, "limit": self.signatures_page}
         while True:
-            page = self._call("getSignaturesForAddress", address, config)
+            page = self.rpc.call("getSignaturesForAddress", address, config)
             entries += [e for e in page if e["slot"] >= since_height]
             if len(page) < self.signatures_page or page[-1]["slot"] < since_height:
                 return entries
@@ -106,7 +103,7 @@ class SolanaClient:
 
     def _skipped(self, height: int) -> BlockRef:
         """A skipped slot's ref, from the next block's parent (the newest block before the slot)."""
-        following = self._call("getBlocksWithLimit", height, 1, {"commitment": self.commitment})
+        following = self.rpc.call("getBlocksWithLimit", height, 1, {"commitment": self.commitment})
         if not following or following[0] == height:
             raise NodeError(f"the block at slot {height} is not available yet")
         block = self._get_block(following[0], "none")
@@ -124,23 +121,11 @@ class SolanaClient:
             "maxSupportedTransactionVersion": 0,
         }
         try:
-            return self._call("getBlock", slot, config)
+            return self.rpc.call("getBlock", slot, config)
         except RpcError as e:
             if e.code in NO_BLOCK:
                 return None
             raise
-
-    def _call(self, method: str, *params: Any) -> Any:
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
-        request = urllib.request.Request(self.rpc_url, data=body, headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                reply = json.load(response)
-        except (OSError, http.client.HTTPException, ValueError) as e:  # unreachable, HTTP error, timeout, not JSON
-            raise NodeError(f"{method}: {e}") from e
-        if reply.get("error"):
-            raise RpcError(method, reply["error"])
-        return reply["result"]
 
 
 def _ref(slot: int, block: dict) -> BlockRef:

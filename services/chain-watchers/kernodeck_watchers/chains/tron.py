@@ -25,7 +25,7 @@ SUCCESS count. Addresses are base58check (T...), matched as given.
 import hashlib
 import json
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from .base import BlockRef, NodeError, SeenTransfer, Watched
 
@@ -71,10 +71,10 @@ class TronClient:
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []  # a transaction waits about 3 s for its block: no mempool worth watching
 
-    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
-        """Transfers to `address` in every block from `since_height` to the tip (two requests per block)."""
+    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        """Transfers to `addresses` in every block from `since_height` to the tip (two requests per block)."""
         tip = self.tip()
-        watched = {address}
+        watched = set(addresses)
         return [
             (transfer, height)
             for height in range(since_height, tip.height + 1)

@@ -15,7 +15,7 @@ node) and misses outputs already spent, while a payment the scanner missed
 is recent by nature.
 """
 
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping
 from decimal import Decimal
 
 from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
@@ -98,8 +98,8 @@ class UtxoClient:
             if address in watched
         ]
 
-    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
-        only = {self.normalize(address)}
+    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+        only = {self.normalize(address) for address in addresses}
         found: list[tuple[SeenTransfer, int | None]] = [(seen, None) for seen in self.pending_transfers(only)]
         for height in range(since_height, self.rpc.call("getblockcount") + 1):
             block = self.rpc.call("getblock", self.rpc.call("getblockhash", height), 2)
@@ -118,7 +118,7 @@ class UtxoClient:
         for start in range(0, len(new), BATCH):
             chunk = new[start : start + BATCH]
             for txid, tx in zip(
-                chunk, self.rpc.batch("getrawtransaction", [[txid, True] for txid in chunk]), strict=True
+                chunk, self.rpc.batch([("getrawtransaction", [txid, True]) for txid in chunk]), strict=True
             ):
                 if not isinstance(tx, RpcError):  # an error: it left the mempool meanwhile
                     self._mempool[txid] = tuple(outputs(tx))

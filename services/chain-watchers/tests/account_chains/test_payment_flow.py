@@ -64,6 +64,36 @@ def test_a_payment_made_while_the_watcher_is_down_is_found_after_the_restart(
     assert set(range(scanned_before, tip + 1)) <= set(watcher_db.scanned_heights())
 
 
+def test_a_payment_mined_before_the_watcher_knew_the_address_is_found_when_the_watch_comes(
+    chain, shop, start_watcher, watching, runtime, watcher_db, wait
+):
+    watcher = start_watcher()
+    order, payment = shop.order_payment()
+    watching(watcher, payment)
+    address = chain.normalize(payment["address"])
+    # As if the address_watched event had not come yet: no row, not in the active replica's set.
+    (watch,) = watcher_db.rows(
+        "DELETE FROM watched_addresses WHERE network = :network AND address = :address RETURNING *", address=address
+    )
+    runtime(watcher).watchlist.watched.discard(address)
+    txid = chain.pay(payment, payment["amount_base_units"])
+    chain.mine(1)
+    tip = chain.height()
+    wait(lambda: watcher_db.cursor_height() >= tip, what="the watcher to scan the payment's block")
+    assert shop.payment(payment)["transfers"] == []
+    watcher_db.rows(  # the event comes, and a replica writes the watch
+        "INSERT INTO watched_addresses (network, address, payment_id, token, watch_until, required_confirmations,"
+        " added_at) VALUES (:network, :address, :payment_id, :token, :watch_until, :required, now()) RETURNING address",
+        address=address,
+        payment_id=watch["payment_id"],
+        token=watch["token"],
+        watch_until=watch["watch_until"],
+        required=watch["required_confirmations"],
+    )
+    wait_paid(shop, order, wait)
+    assert [t["txid"] for t in shop.payment(payment)["transfers"]] == [txid]
+
+
 def test_a_reorg_that_drops_the_payment_withdraws_it_and_the_order_stays_unpaid(
     chain, shop, start_watcher, watching, tap, wait
 ):

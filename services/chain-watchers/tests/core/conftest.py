@@ -4,7 +4,7 @@ with the service's own scripts. Tests reach the fake and the helpers through fix
 import hashlib
 import itertools
 import json
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Collection, Container, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -119,11 +119,11 @@ class FakeChain:
         self._answer("pending_transfers")
         return [t for t in self.mempool if t.address in watched]
 
-    def address_activity(self, address: str, since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
         self._answer("address_activity")
-        found: list[tuple[SeenTransfer, int | None]] = [(t, None) for t in self.mempool if t.address == address]
+        found: list[tuple[SeenTransfer, int | None]] = [(t, None) for t in self.mempool if t.address in addresses]
         for block in self.best[since_height:]:
-            found += [(t, block.ref.height) for t in block.transfers if t.address == address]
+            found += [(t, block.ref.height) for t in block.transfers if t.address in addresses]
         return found
 
     def _then(self, call: str) -> None:

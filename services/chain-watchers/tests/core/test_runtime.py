@@ -116,6 +116,77 @@ def test_a_watch_written_by_another_replica_is_picked_up_by_the_active_one(chain
     assert events.kinds()[0] == ("transfer_seen", payment.txid, 1)
 
 
+def watched_event(address: str, required: int = 1) -> AddressWatched:
+    until = datetime.now(UTC) + timedelta(days=1)
+    return AddressWatched(
+        network="bitcoin",
+        address=address,
+        payment_id=f"p-{address}",
+        watch_until=until,
+        required_confirmations=required,
+    )
+
+
+def test_a_payment_mined_before_its_watch_arrived_is_found_by_the_next_turn(
+    runtime, store, chain, payments, events, pay
+):
+    runtime.turn(store, payments)
+    payment = pay("late", 10)
+    chain.mine(payment)
+    runtime.turn(store, payments)  # the block is scanned before the watch comes
+    assert events.kinds() == []
+    runtime.watch(store, watched_event("late", required=2))
+    runtime.turn(store, payments)
+    assert events.kinds() == [("transfer_seen", payment.txid, 1)]
+    chain.mine_empty()
+    runtime.turn(store, payments)
+    assert events.kinds() == [("transfer_confirmed", payment.txid, 2)]
+
+
+def test_a_watch_another_replica_wrote_is_looked_up_too(chain, store, payments, events, pay):
+    active, other = WatcherRuntime(SETTINGS, chain, Lock()), WatcherRuntime(SETTINGS, chain, Lock(free=False))
+    active.turn(store, payments)
+    payment = pay("b", 3)
+    chain.mine(payment)
+    active.turn(store, payments)
+    other.watch(store, watched_event("b"))
+    active.turn(store, payments)
+    assert events.kinds() == [("transfer_seen", payment.txid, 1), ("transfer_confirmed", payment.txid, 1)]
+
+
+def test_new_watches_are_looked_up_once_and_again_after_a_node_error(runtime, store, chain, payments, events, pay):
+    runtime.turn(store, payments)
+    payment = pay("late", 10)
+    chain.mine(payment)
+    runtime.turn(store, payments)
+    runtime.watch(store, watched_event("late", required=5))
+    chain.down = True
+    runtime.turn(store, payments)
+    chain.down = False
+    runtime.turn(store, payments)
+    assert events.kinds() == [("transfer_seen", payment.txid, 1)]
+    chain.calls.clear()
+    runtime.turn(store, payments)
+    assert "address_activity" not in chain.calls
+
+
+def test_a_replica_taking_over_looks_up_the_watches_added_lately(chain, store, payments, events, pay):
+    payments.watch("old")
+    first = WatcherRuntime(SETTINGS, chain, Lock())
+    first.turn(store, payments)
+    assert "address_activity" not in chain.calls  # payments' answer at start is not looked up
+    payment = pay("recent", 4)
+    chain.mine(payment)
+    first.turn(store, payments)
+    first.watchlist.add(
+        store, [first.watchlist.row("recent", "p", datetime.now(UTC) + timedelta(days=1), 1, None, datetime.now(UTC))]
+    )
+    first.watchlist.unload()  # it dies before its next turn
+    successor = WatcherRuntime(SETTINGS, chain, Lock())
+    successor.turn(store, payments)
+    assert events.kinds() == [("transfer_seen", payment.txid, 1), ("transfer_confirmed", payment.txid, 1)]
+
+
 def test_no_status_before_a_pass_has_tried_the_node(runtime, store, chain, payments):
     assert runtime.report_status(store) is None  # not a guess: payments counts silence as lag after a while
     chain.down = True

@@ -8,7 +8,7 @@ LATE = "late"  # an address the scanner did not watch when its payment was mined
 def test_a_mempool_transfer_is_recorded_at_once(make_scanner, store, chain, events, clock, pay):
     make_scanner().run()
     payment = chain.send(pay(LATE, 5))
-    assert look_at(store, chain, LATE, 2, 10, clock) == 1
+    assert look_at(store, chain, {LATE: 2}, 10, clock) == 1
     (seen,) = events.new()
     assert (seen["type"], seen["txid"], seen["block_height"], seen["amount"]) == (
         "transfer_seen",
@@ -27,7 +27,7 @@ def test_a_transfer_in_a_scanned_block_is_recorded_and_then_counted_by_the_scans
     chain.mine(payment)
     scanner.run()
     assert events.new() == []  # not watched: the scan saw nothing
-    assert look_at(store, chain, LATE, 2, 10, clock) == 1
+    assert look_at(store, chain, {LATE: 2}, 10, clock) == 1
     assert events.kinds() == [("transfer_seen", payment.txid, 1)]
     watched.add(LATE, 2)
     chain.mine_empty()
@@ -38,7 +38,7 @@ def test_a_transfer_in_a_scanned_block_is_recorded_and_then_counted_by_the_scans
 def test_a_block_the_scanner_has_not_reached_is_left_to_it(make_scanner, store, chain, events, clock, pay):
     make_scanner().run()
     chain.mine(pay(LATE, 5))
-    assert look_at(store, chain, LATE, 2, 10, clock) == 0
+    assert look_at(store, chain, {LATE: 2}, 10, clock) == 0
     assert events.new() == []
 
 
@@ -48,8 +48,8 @@ def test_only_the_last_blocks_are_looked_at(make_scanner, store, chain, events, 
     chain.mine(pay(LATE, 5))
     chain.mine_empty(5)
     scanner.run()
-    assert look_at(store, chain, LATE, 2, 5, clock) == 0
-    assert look_at(store, chain, LATE, 2, 6, clock) == 1
+    assert look_at(store, chain, {LATE: 2}, 5, clock) == 0
+    assert look_at(store, chain, {LATE: 2}, 6, clock) == 1
 
 
 def test_looking_twice_records_nothing_new(make_scanner, store, chain, events, clock, pay):
@@ -58,6 +58,6 @@ def test_looking_twice_records_nothing_new(make_scanner, store, chain, events, c
     chain.mine(pay(LATE, 5))
     scanner.run()
     chain.send(pay(LATE, 6))
-    assert look_at(store, chain, LATE, 2, 10, clock) == 2
-    assert look_at(store, chain, LATE, 2, 10, clock) == 0
+    assert look_at(store, chain, {LATE: 2}, 10, clock) == 2
+    assert look_at(store, chain, {LATE: 2}, 10, clock) == 0
     assert [event["sequence"] for event in events.all()] == [1, 2]

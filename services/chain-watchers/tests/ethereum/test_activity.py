@@ -19,7 +19,7 @@ def test_recent_eth_and_token_transfers_are_reported_with_their_heights(anvil, c
     anvil.rpc("anvil_mine", 3)
 
     with caplog.at_level(logging.WARNING):
-        found = client.address_activity(address.upper().replace("0X", "0x"), since_height=height(eth))
+        found = client.address_activity([address.upper().replace("0X", "0x")], since_height=height(eth))
 
     assert sorted(found, key=lambda f: f[1]) == [
         (SeenTransfer(eth["transactionHash"], 0, address, None, 10**16), height(eth)),
@@ -39,7 +39,7 @@ def test_only_the_last_activity_blocks_are_read(anvil, new_address):
     old = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x5"}))
     recent = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x6"}))
 
-    found = EthereumClient(anvil.rpc_url, activity_blocks=1).address_activity(address, since_height=height(old))
+    found = EthereumClient(anvil.rpc_url, activity_blocks=1).address_activity([address], since_height=height(old))
 
     assert found == [(SeenTransfer(recent["transactionHash"], 0, address, None, 6), height(recent))]
 
@@ -49,7 +49,7 @@ def test_an_internal_transfer_shows_only_as_a_logged_balance(anvil, client, forw
     receipt = anvil.wait_receipt(forward_eth(anvil, forwarder, address, 10**15))
 
     with caplog.at_level(logging.WARNING):
-        found = client.address_activity(address, since_height=height(receipt))
+        found = client.address_activity([address], since_height=height(receipt))
 
     assert found == []
     assert "balance without a matching ETH transfer" in caplog.text
@@ -60,7 +60,21 @@ def test_no_warning_when_the_balance_is_explained(anvil, client, new_address, ca
     receipt = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x9"}))
 
     with caplog.at_level(logging.WARNING):
-        found = client.address_activity(address, since_height=height(receipt))
+        found = client.address_activity([address], since_height=height(receipt))
 
     assert [t.amount for t, _ in found] == [9]
     assert "balance without" not in caplog.text
+
+
+def test_several_addresses_are_looked_at_in_one_go(anvil, client, tokens, new_address):
+    first, second, other = new_address(), new_address(), new_address()
+    eth = anvil.wait_receipt(send(anvil, {"to": first, "value": "0x7"}))
+    usdc = anvil.wait_receipt(transfer_token(anvil, tokens["USDC"], second, 3_000_000))
+    anvil.wait_receipt(send(anvil, {"to": other, "value": "0x8"}))
+
+    found = client.address_activity([first, second], since_height=height(eth))
+
+    assert sorted((t.address, t.token, t.amount) for t, _ in found) == sorted(
+        [(first, None, 7), (second, tokens["USDC"], 3_000_000)]
+    )
+    assert {h for _, h in found} == {height(eth), height(usdc)}

@@ -76,7 +76,7 @@ def test_a_failed_transfer_is_not_reported_though_its_block_holds_it(node, walle
     assert [t["transaction"]["signatures"][0] for t in block["transactions"]] == [signature]
     assert block["transactions"][0]["meta"]["err"] == {"InstructionError": [0, {"Custom": 1}]}
     assert client.transfers_in_block(client.block(slot), {str(watched), str(payer.pubkey())}, {}) == []
-    assert client.address_activity(str(watched), 0) == []
+    assert client.address_activity([str(watched)], 0) == []
 
 
 def test_a_transfer_is_seen_at_confirmed_before_it_is_finalized(node, wallet, payer):
@@ -146,7 +146,7 @@ def test_a_dropped_fork_changes_the_hash_at_its_heights_and_takes_the_transfer_a
     assert after[0] == before[0]  # the common ancestor
     assert after[1].hash != before[1].hash  # the core's parent-hash check sees the reorg here
     assert all(client.transfers_in_block(ref, {str(watched)}, {}) == [] for ref in after)
-    assert client.address_activity(str(watched), 0) == []
+    assert client.address_activity([str(watched)], 0) == []
 
 
 def test_address_activity_lists_what_the_address_received_with_slots(node, wallet, payer):
@@ -160,14 +160,14 @@ def test_address_activity_lists_what_the_address_received_with_slots(node, walle
     client = SolanaClient(node.url, commitment="confirmed")
     client.signatures_page = 2  # so that the three transfers take two pages
 
-    activity = client.address_activity(str(watched), first_slot)
+    activity = client.address_activity([str(watched)], first_slot)
 
     assert [(t.txid, t.amount, t.address, slot) for t, slot in activity] == [
         (third, 3_000_000, str(watched), third_slot),
         (second, 2_000_000, str(watched), second_slot),
         (first, 1_000_000, str(watched), first_slot),
     ]
-    assert [t.txid for t, _ in client.address_activity(str(watched), second_slot)] == [third, second]
+    assert [t.txid for t, _ in client.address_activity([str(watched)], second_slot)] == [third, second]
 
 
 def test_node_errors_surface_as_node_error():

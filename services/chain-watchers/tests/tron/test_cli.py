@@ -21,7 +21,7 @@ def test_the_cli_deploys_usdt_produces_blocks_and_stops_on_sigterm(devnet_instal
     try:
         settings = dict(process.stdout.readline().strip().split("=", 1) for _ in range(4))
         client = TronClient(settings["TRON_HTTP_URL"])
-        [(minted, _)] = client.address_activity(settings["TRON_DEV_ADDRESS"], 0)
+        [(minted, _)] = client.address_activity([settings["TRON_DEV_ADDRESS"]], 0)
         assert minted.token == settings["TRON_USDT_CONTRACT"] and minted.amount == 10**15
 
         height = client.tip().height

@@ -110,11 +110,11 @@ def test_address_activity_reports_transfers_with_their_heights(double, latest, u
     second = double.trc20_transfer(usdt, to, 2_000_000)
     double.mine(2)
 
-    assert latest.address_activity(to, since) == [
+    assert latest.address_activity([to], since) == [
         (SeenTransfer(first, 0, to, None, 1_000_000), since),
         (SeenTransfer(second, 0, to, usdt, 2_000_000), since + 1),
     ]
-    assert latest.address_activity(to, since + 1) == [(SeenTransfer(second, 0, to, usdt, 2_000_000), since + 1)]
+    assert latest.address_activity([to], since + 1) == [(SeenTransfer(second, 0, to, usdt, 2_000_000), since + 1)]
     assert latest.pending_transfers({to}) == []
 
 

@@ -12,7 +12,7 @@ from kernodeck_watchers.chains.utxo import UtxoClient, match, to_base_units
 @pytest.fixture
 def client(node) -> UtxoClient:
     raw = node.node
-    return UtxoClient(node.network, JsonRpc(raw.rpc_url, raw.rpcuser, raw.rpcpassword, timeout=10))
+    return UtxoClient(node.network, JsonRpc(raw.rpc_url, 10, user=raw.rpcuser, password=raw.rpcpassword, version="1.0"))
 
 
 def test_amounts_become_base_units_exactly():
@@ -74,11 +74,11 @@ def test_address_activity_reports_the_mempool_and_recent_blocks(client, node):
     mined_at = node.height()
     node.mine(2)
     pending = node.pay(address, 200_000)
-    found = client.address_activity(address.upper(), mined_at)
+    found = client.address_activity([address.upper()], mined_at)
     assert sorted((seen.txid, seen.amount, height) for seen, height in found) == sorted(
         [(mined, 100_000, mined_at), (pending, 200_000, None)]
     )
-    assert [seen.txid for seen, _ in client.address_activity(address, mined_at + 1)] == [pending]
+    assert [seen.txid for seen, _ in client.address_activity([address], mined_at + 1)] == [pending]
     node.mine(1)
 
 
@@ -94,12 +94,14 @@ def test_the_mempool_cache_forgets_what_left(client, node):
 
 def test_node_errors_are_node_errors(node):
     raw = node.node
-    wrong_password = UtxoClient(node.network, JsonRpc(raw.rpc_url, raw.rpcuser, "wrong", timeout=5))
+    wrong_password = UtxoClient(
+        node.network, JsonRpc(raw.rpc_url, 5, user=raw.rpcuser, password="wrong", version="1.0")
+    )
     with pytest.raises(NodeError, match="HTTP 401"):
         wrong_password.tip()
-    nobody = UtxoClient(node.network, JsonRpc("http://127.0.0.1:9", "u", "p", timeout=5))
+    nobody = UtxoClient(node.network, JsonRpc("http://127.0.0.1:9", 5, user="u", password="p", version="1.0"))
     with pytest.raises(NodeError, match="cannot be reached"):
         nobody.tip()
-    right = UtxoClient(node.network, JsonRpc(raw.rpc_url, raw.rpcuser, raw.rpcpassword, timeout=5))
+    right = UtxoClient(node.network, JsonRpc(raw.rpc_url, 5, user=raw.rpcuser, password=raw.rpcpassword, version="1.0"))
     with pytest.raises(NodeError, match="out of range"):
         right.block(10**7)
