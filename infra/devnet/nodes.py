@@ -336,18 +336,8 @@ class _BitcoinLikeNode(_Process):
         for attempt in range(3):  # a picked port can be taken before the node binds it
             self.rpc_port = free_port()
             self.zmq_port = free_port() if use_zmq else None
-            self._write_conf()
-            self._spawn(
-                [
-                    str(self.binary),
-                    f"-datadir={self.datadir}",
-                    f"-conf={self.datadir / self.conf_name}",
-                    *self.daemon_extra,
-                    *self.extra_args,
-                ]
-            )
             try:
-                self.wait_ready(timeout)
+                self._launch(timeout)
                 break
             except NodeError:
                 if (
@@ -366,6 +356,32 @@ class _BitcoinLikeNode(_Process):
             if height < self.blocks or balance == 0:
                 self.mine(max(self.blocks - height, 101 if balance == 0 else 0))
         self.started_in = time.monotonic() - t0
+        return self
+
+    def _launch(self, timeout: float) -> None:
+        self._write_conf()
+        self._spawn(
+            [
+                str(self.binary),
+                f"-datadir={self.datadir}",
+                f"-conf={self.datadir / self.conf_name}",
+                *self.daemon_extra,
+                *self.extra_args,
+            ]
+        )
+        self.wait_ready(timeout)
+
+    def restart(self, timeout: float = 120.0):
+        """Stop the node if it runs, then start it again on the same ports and datadir (clients' settings
+        stay valid). Its chain and wallet survive a `stop()` only in a workdir of the caller's."""
+        self._shutdown(60.0)
+        try:
+            self._launch(timeout)
+        except NodeError:
+            self._terminate(5)
+            raise
+        if self.wallet:
+            self._open_wallet()
         return self
 
     def _open_wallet(self) -> None:
@@ -408,6 +424,10 @@ class _BitcoinLikeNode(_Process):
         return self.rpc("generatetoaddress", n, address)
 
     def stop(self, timeout: float = 60.0) -> None:
+        self._shutdown(timeout)
+        self._cleanup()
+
+    def _shutdown(self, timeout: float) -> None:
         if self.proc is not None and self.proc.poll() is None:
             with contextlib.suppress(Exception):
                 self._call(self.rpc_url, "stop", [], timeout=10)
@@ -417,7 +437,6 @@ class _BitcoinLikeNode(_Process):
                 self._terminate(10)
         self.proc = None
         self._wallet_open = False
-        self._cleanup()
 
     def env(self, prefix: str) -> dict[str, str]:
         """KEY=VALUE settings for nodes.env."""
@@ -514,6 +533,11 @@ class AnvilNode(_Process):
     def rpc_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def ws_url(self) -> str:
+        """The same port answers websocket upgrades (eth_subscribe)."""
+        return f"ws://127.0.0.1:{self.port}"
+
     def start(self, timeout: float = 60.0):
         if self.binary is None:
             raise NodeNotInstalled(f"anvil is not installed: run {self.install_hint}")
@@ -523,24 +547,7 @@ class AnvilNode(_Process):
         for attempt in range(3):
             self.port = free_port()
             self.config_path.unlink(missing_ok=True)
-            argv = [
-                str(self.binary),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--chain-id",
-                str(self.chain_id),
-                "--accounts",
-                str(self.n_accounts),
-                "--balance",
-                str(self.balance_eth),
-                "--config-out",
-                str(self.config_path),
-            ]
-            if self.block_time is not None:
-                argv += ["--block-time", str(self.block_time)]
-            self._spawn([*argv, *self.extra_args])
+            self._spawn(self._argv())
             try:
                 self.wait_ready(timeout)
                 break
@@ -558,6 +565,38 @@ class AnvilNode(_Process):
         with contextlib.suppress(OSError, ValueError):
             self.private_keys = list(json.loads(self.config_path.read_text()).get("private_keys", []))
         self.started_in = time.monotonic() - t0
+        return self
+
+    def _argv(self) -> list[str]:
+        argv = [
+            str(self.binary),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--chain-id",
+            str(self.chain_id),
+            "--accounts",
+            str(self.n_accounts),
+            "--balance",
+            str(self.balance_eth),
+            "--config-out",
+            str(self.config_path),
+        ]
+        if self.block_time is not None:
+            argv += ["--block-time", str(self.block_time)]
+        return [*argv, *self.extra_args]
+
+    def restart(self, timeout: float = 60.0):
+        """Stop anvil if it runs, then start it again on the same port. The chain survives only through a
+        state file in `extra_args` (``--state PATH``: anvil dumps it on SIGTERM and loads it at start)."""
+        self._terminate(30)
+        self._spawn(self._argv())
+        try:
+            self.wait_ready(timeout)
+        except NodeError:
+            self._terminate(5)
+            raise
         return self
 
     def wait_ready(self, timeout: float = 60.0) -> None:
@@ -593,6 +632,7 @@ class AnvilNode(_Process):
     def env(self, prefix: str = "ETHEREUM") -> dict[str, str]:
         out = {
             f"{prefix}_RPC_URL": self.rpc_url,
+            f"{prefix}_WS_URL": self.ws_url,
             f"{prefix}_CHAIN_ID": str(self.chain_id),
         }
         if self.accounts:

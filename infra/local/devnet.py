@@ -3,7 +3,8 @@
 `Devnet.start()` starts, through infra/devnet, every node that is installed
 (litecoind, Bitcoin Knots, anvil with the USDT and USDC test tokens, the Tron
 double with a USDT, the Solana double) and returns the environment of the
-watchers and of payments: WATCHER_<NET>_* node URLs and credentials, the
+watchers and of payments: WATCHER_<NET>_* node URLs and credentials (and
+where the nodes announce blocks: bitcoind's ZMQ, anvil's websocket), the
 test token contracts (PAYMENTS_* and WATCHER_* alike), the confirmations, and
 PAYMENTS_DISABLED_METHODS for the networks whose node is missing, so that a
 method nobody watches is never offered. `how_to_pay()` and `shell_env()` say
@@ -158,6 +159,7 @@ class Devnet:
                 env[f"WATCHER_{key}_ZMQ_URL"] = node.zmq_hashblock_url or ""
             elif network == "ethereum":
                 env["WATCHER_ETHEREUM_RPC_URL"] = node.rpc_url
+                env["WATCHER_ETHEREUM_WS_URL"] = node.ws_url
             elif network == "tron":
                 env["WATCHER_TRON_URL"] = node.url
             else:
@@ -206,7 +208,7 @@ class Devnet:
             return f"{node.rpc_url} regtest{notify}"
         if network == "ethereum":
             tokens = ", USDT and USDC deployed" if "USDT/ethereum" in self.tokens else ""
-            return f"anvil {node.rpc_url}, chain id {node.chain_id}{tokens}"
+            return f"anvil {node.rpc_url}, chain id {node.chain_id}, newHeads {node.ws_url}{tokens}"
         if network == "tron":
             token = ", USDT deployed" if "USDT/tron" in self.tokens else ""
             return f"Tron double {node.url}{token}"

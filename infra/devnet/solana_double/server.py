@@ -18,7 +18,8 @@ class SolanaDouble:
     With `block_time_ms` it produces a block that often, as a cluster does;
     without, only when asked (`double_produceBlocks`). `confirmed_depth` and
     `finalized_depth` are how many blocks `confirmed` and `finalized` trail
-    the newest block.
+    the newest block. `port` 0 picks a free one, kept when `serve()` brings
+    the API back after `stop_serving()`.
     """
 
     def __init__(
@@ -39,9 +40,9 @@ class SolanaDouble:
 
     @property
     def url(self) -> str:
-        if self._server is None:
+        host, port = self._address
+        if not port:
             raise RuntimeError("the double is not started")
-        host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
     def rpc(self, method: str, *params: Any) -> Any:
@@ -49,22 +50,36 @@ class SolanaDouble:
         return jsonrpc.call(self.url, method, *params)
 
     def start(self) -> SolanaDouble:
-        self._server = _Server(self._address, self.rpc_handler)
-        # a short poll interval so that stop() returns at once, not after the default half second
-        self._threads = [threading.Thread(target=self._server.serve_forever, args=(0.01,), daemon=True)]
+        self.serve()
         if self._block_time_ms:
-            self._threads.append(threading.Thread(target=self._produce_forever, daemon=True))
-        for thread in self._threads:
-            thread.start()
+            self._spawn(self._produce_forever)
         return self
 
-    def stop(self) -> None:
-        self._stopping.set()
+    def serve(self) -> SolanaDouble:
+        """Serve the JSON-RPC API: at start, and again (same port, same ledger) after `stop_serving()`."""
+        self._server = _Server(self._address, self.rpc_handler)
+        self._address = self._server.server_address[:2]
+        # a short poll interval so that stop() returns at once, not after the default half second
+        self._spawn(self._server.serve_forever, 0.01)
+        return self
+
+    def stop_serving(self) -> None:
+        """Take the API away, as a node that is down; the ledger stays, and goes on producing blocks."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+            self._server = None
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.stop_serving()
         for thread in self._threads:
             thread.join()
+
+    def _spawn(self, target, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        thread.start()
+        self._threads.append(thread)
 
     def __enter__(self) -> SolanaDouble:
         return self.start()

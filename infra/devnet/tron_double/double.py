@@ -22,6 +22,7 @@ class TronDouble:
 
     solidify_after: a block is solidified once this many blocks sit on top of it (mainnet: ~19).
     block_interval_s: produce a block every this many seconds; None: only on request (/double/mine).
+    port: 0 picks a free one, kept when `serve()` brings the API back after `stop_serving()`.
     The funded accounts are anvil's dev accounts, as Tron addresses (`accounts`, `private_keys`).
     """
 
@@ -31,13 +32,14 @@ class TronDouble:
         self.port = port
         self.evm = Evm()
         self.chain: Chain | None = None
+        self._router: Router | None = None
         self._server: Server | None = None
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
     @property
     def accounts(self) -> list[str]:
@@ -51,13 +53,25 @@ class TronDouble:
         self.evm.start()
         self.chain = Chain(self.evm, self.solidify_after)
         keys = {from_evm(address): key for address, key in self.evm.dev_accounts}
-        self._server = Server(
-            ("127.0.0.1", self.port), Router(self.chain, self.evm, Control(self.chain, self.evm, keys))
-        )
-        self._spawn(self._server.serve_forever)
+        self._router = Router(self.chain, self.evm, Control(self.chain, self.evm, keys))
+        self.serve()
         if self.block_interval_s:
             self._spawn(self._produce_blocks)
         return self
+
+    def serve(self) -> "TronDouble":
+        """Serve the HTTP API: at start, and again (same port, same chain) after `stop_serving()`."""
+        self._server = Server(("127.0.0.1", self.port), self._router)
+        self.port = self._server.server_address[1]
+        self._spawn(self._server.serve_forever)
+        return self
+
+    def stop_serving(self) -> None:
+        """Take the HTTP API away, as a node that is down; the chain stays, and goes on producing blocks."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
 
     def _spawn(self, target) -> None:
         thread = threading.Thread(target=target, name="tron-double", daemon=True)
@@ -70,9 +84,7 @@ class TronDouble:
 
     def stop(self) -> None:
         self._stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        self.stop_serving()
         for thread in self._threads:
             thread.join(10)
         self.evm.stop()

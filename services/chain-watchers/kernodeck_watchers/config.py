@@ -2,7 +2,7 @@
 
 The node of each network is reached with its own settings (for example
 WATCHER_BITCOIN_RPC_URL, WATCHER_BITCOIN_RPC_USER, WATCHER_BITCOIN_RPC_PASSWORD,
-WATCHER_BITCOIN_ZMQ_URL); the process reads only those of its `network`.
+WATCHER_BITCOIN_ZMQ_URL, WATCHER_ETHEREUM_WS_URL); the process reads only those of its `network`.
 """
 
 from typing import Literal
@@ -20,6 +20,15 @@ DEFAULT_CONFIRMATIONS: dict[str, int] = {"bitcoin": 2, "litecoin": 6, "ethereum"
 # Blocks behind the node before payments stops offering the network: about
 # 20 minutes on Bitcoin, 10 on Litecoin, 2 on Ethereum, 1 on Tron and Solana.
 DEFAULT_LAG_BLOCKS: dict[str, int] = {"bitcoin": 2, "litecoin": 4, "ethereum": 10, "tron": 20, "solana": 150}
+# How far back a targeted look goes ("J'ai payé", a new watch), in blocks: about 30 minutes on Bitcoin
+# and Litecoin, 2 on Ethereum, 1 on Tron, 10 on Solana (whose look costs per address, not per block).
+DEFAULT_TARGETED_CHECK_BLOCKS: dict[str, int] = {
+    "bitcoin": 3,
+    "litecoin": 12,
+    "ethereum": 10,
+    "tron": 20,
+    "solana": 1500,
+}
 METRICS_PORTS: dict[str, int] = {"bitcoin": 9110, "litecoin": 9111, "ethereum": 9112, "tron": 9113, "solana": 9114}
 
 STATUS_INTERVAL_KEY = "WATCHER_STATUS_INTERVAL_S"
@@ -42,6 +51,7 @@ class WatcherSettings(ServiceSettings):
     litecoin_rpc_password: str = ""
     litecoin_zmq_url: str = ""
     ethereum_rpc_url: str = "http://127.0.0.1:8545"
+    ethereum_ws_url: str = ""  # ws(s):// of the node, for eth_subscribe newHeads; empty: poll only
     tron_url: str = "http://127.0.0.1:8090"
     solana_rpc_url: str = "http://127.0.0.1:8899"
     # Slots are counted on top of this commitment: "confirmed" plus 32 slots is
@@ -77,8 +87,8 @@ class WatcherSettings(ServiceSettings):
     payments_timeout_s: float = Field(30.0, gt=0)
     # Scanned blocks remembered to find the common ancestor after a reorganisation.
     history_blocks: int = Field(500, ge=10)
-    # How far back "J'ai payé" looks, in blocks (besides the mempool).
-    targeted_check_blocks: int = Field(10, ge=1)
+    # How far back a targeted look goes, in blocks (besides the mempool); the network's default unless set.
+    targeted_check_blocks: int | None = Field(None, ge=1)
     # Where the first ever scan starts; the node's tip when unset.
     start_height: int | None = Field(None, ge=0)
 
@@ -87,6 +97,8 @@ class WatcherSettings(ServiceSettings):
         self.service_name = self.service_name or f"watcher_{self.network}"
         if self.metrics_port is None:
             self.metrics_port = METRICS_PORTS[self.network]
+        if self.targeted_check_blocks is None:
+            self.targeted_check_blocks = DEFAULT_TARGETED_CHECK_BLOCKS[self.network]
         return self
 
     @property
@@ -99,6 +111,8 @@ class WatcherSettings(ServiceSettings):
 
     @property
     def block_notify_url(self) -> str:
+        if self.network == "ethereum":
+            return self.ethereum_ws_url
         return getattr(self, f"{self.network}_zmq_url", "")
 
     def tokens(self) -> dict[str, str]:

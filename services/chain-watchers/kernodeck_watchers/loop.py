@@ -2,8 +2,9 @@
 
 The method returns how many seconds to wait before the next turn (the poll
 interval, a back-off, a standby's retry). A block announced by the node
-(ZMQ `hashblock`, when BLOCK_NOTIFY_KEY names a publisher) cuts the wait
-short; one announced during a turn starts the next at once.
+(ZMQ `hashblock` or Ethereum's `newHeads`, when BLOCK_NOTIFY_KEY names where:
+see notify.py) cuts the wait short; one announced during a turn starts the
+next at once.
 """
 
 from eventlet.event import Event

@@ -1,40 +1,44 @@
-"""Block notifications from a node's ZMQ `hashblock` publisher (bitcoind -zmqpubhashblock)."""
+"""Block notifications: the node announces each new block and the scan loop wakes at once.
+
+The URL's scheme picks the listener: `tcp://` or `ipc://` is a bitcoind ZMQ
+`hashblock` publisher (notify_zmq), `ws://` or `wss://` an Ethereum node's
+`eth_subscribe` `newHeads` (notify_ws). Blocks announced while a listener is
+disconnected are lost; the scan loop's polling covers them.
+"""
 
 import logging
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 import eventlet
-from eventlet.green import zmq
+
+from kernodeck_watchers import notify_ws, notify_zmq
 
 log = logging.getLogger(__name__)
 
 RETRY_S = 5.0
+LISTENERS = {"tcp": notify_zmq.listen, "ipc": notify_zmq.listen, "ws": notify_ws.listen, "wss": notify_ws.listen}
 
 
 def listen_for_blocks(url: str, on_block: Callable[[], None]) -> None:
     """Call `on_block` for every block the node announces, until the greenthread is killed.
 
-    ZMQ reconnects by itself when the node restarts; announcements sent while
-    disconnected are lost, which the scan loop's polling covers. A failure
-    here never stops the watcher: it polls meanwhile and tries again.
+    A failure never stops the watcher: it logs, polls meanwhile, and connects
+    and subscribes again after RETRY_S.
     """
+    listen = LISTENERS.get(urlsplit(url).scheme)
+    if listen is None:
+        log.warning("no block notifications from this kind of URL; polling only", extra={"url": _where(url)})
+        return
     while True:
         try:
-            _subscribe(url, on_block)
-        except zmq.ZMQError:
-            log.warning("block notifications failed; polling meanwhile", extra={"url": url}, exc_info=True)
-            eventlet.sleep(RETRY_S)
+            listen(url, on_block)
+        except Exception:
+            log.warning("block notifications failed; polling meanwhile", extra={"url": _where(url)}, exc_info=True)
+        eventlet.sleep(RETRY_S)
 
 
-def _subscribe(url: str, on_block: Callable[[], None]) -> None:
-    context = zmq.Context()
-    socket = context.socket(zmq.SUB)
-    try:
-        socket.setsockopt(zmq.SUBSCRIBE, b"hashblock")
-        socket.connect(url)
-        while True:
-            socket.recv_multipart()
-            on_block()
-    finally:
-        socket.close(linger=0)
-        context.term()
+def _where(url: str) -> str:
+    """Scheme, host and port only: a provider's URL may carry an API key in its path or query."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"

@@ -10,7 +10,6 @@ node's API away and bring it back on the same port with the same chain (the doub
 meanwhile: `mine_while_stopped`).
 """
 
-import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -20,12 +19,10 @@ from sqlmodel import Session
 
 from infra.devnet.nodes import AnvilNode, find_binary
 from infra.devnet.solana_double import SolanaDouble
-from infra.devnet.solana_double import server as solana_server
 from infra.devnet.solana_double.ledger import LAMPORTS_PER_SOL
 from infra.devnet.solana_double.wallet import Wallet
 from infra.devnet.tokens import call_data, deploy, deploy_tokens, forward_eth, send, transfer_token
 from infra.devnet.tron_double import TronDouble
-from infra.devnet.tron_double import server as tron_server
 from infra.devnet.tron_double.addresses import to_evm
 from kernodeck_kit.db import make_engine
 from kernodeck_payments.config import PaymentsSettings
@@ -174,41 +171,26 @@ class EthereumChain(FreshAddresses):
 
     def restart(self) -> None:
         """The same anvil again, on the same port, from its dump."""
-        node = self.node
-        node._spawn(
-            [
-                str(node.binary),
-                *("--host", "127.0.0.1", "--port", str(node.port), "--chain-id", str(node.chain_id)),
-                *("--accounts", str(node.n_accounts), "--balance", str(node.balance_eth)),
-                *node.extra_args,
-            ]
-        )
-        node.wait_ready()
+        self.node.restart()
 
     def close(self) -> None:
         self.node.stop()
 
 
 class _Restartable:
-    """A double served in this process: `stop` closes its HTTP server, `restart` serves the same chain
-    again on the same port. `_serve()` -> (server, its serve_forever arguments)."""
+    """A double served in this process: `stop` takes its API away, `restart` serves the same chain again
+    on the same port."""
 
     def __init__(self, double):
         self.double = double
         self.running = True
 
     def stop(self) -> None:
-        server = self.double._server
-        server.shutdown()
-        server.server_close()
+        self.double.stop_serving()
         self.running = False
 
     def restart(self) -> None:
-        server, args = self._serve()
-        self.double._server = server
-        thread = threading.Thread(target=server.serve_forever, args=args, daemon=True)
-        thread.start()
-        self.double._threads.append(thread)
+        self.double.serve()
         self.running = True
 
 
@@ -221,12 +203,8 @@ class TronChain(FreshAddresses, _Restartable):
     def __init__(self):
         # Blocks stay unsolidified long enough for a reorganisation of the newest one.
         super().__init__(TronDouble(solidify_after=4).start())
-        self.port = self.double._server.server_address[1]
         self.usdt = self.double.deploy_trc20("USDT", 6, 10**15)
         self.fake_usdt = self.double.deploy_trc20("USDT", 6, 10**15)
-
-    def _serve(self):
-        return tron_server.Server(("127.0.0.1", self.port), self.double._server.router), ()
 
     def watcher_fields(self) -> dict:
         return {"tron_url": self.double.url, "usdt_tron_contract": self.usdt}
@@ -293,15 +271,11 @@ class SolanaChain(_Restartable):
 
     def __init__(self):
         super().__init__(SolanaDouble().start())
-        self.port = self.double._server.server_address[1]
         self.wallet = Wallet(self.double.url)
         self.payer = Keypair()
         self.deposit_keys: dict[str, Keypair] = {}
         self.double.rpc("requestAirdrop", str(self.payer.pubkey()), 1_000 * LAMPORTS_PER_SOL)
         self.double.rpc("double_produceBlocks", 2)
-
-    def _serve(self):
-        return solana_server._Server(("127.0.0.1", self.port), self.double.rpc_handler), (0.01,)
 
     def watcher_fields(self) -> dict:
         return {"solana_rpc_url": self.double.url, "solana_commitment": "confirmed"}
@@ -439,7 +413,7 @@ def seed_payments(chain):
 @pytest.fixture
 def watching(chain, runtime, wait):
     """`watching(watcher, payment)`: wait until that running replica matches blocks against the payment's
-    address (account chains have no mempool: a block scanned before it knew the address is not looked at again)."""
+    address (account chains have no mempool: a payment sent sooner is found only by the look at new watches)."""
 
     def known(watcher, payment: dict) -> None:
         address = chain.normalize(payment["address"])

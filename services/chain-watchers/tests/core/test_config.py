@@ -25,11 +25,14 @@ def test_each_network_gets_its_own_name_port_and_payments_default_confirmations(
 def test_node_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("WATCHER_BITCOIN_RPC_URL", "http://node:18443")
     monkeypatch.setenv("WATCHER_BITCOIN_ZMQ_URL", "tcp://node:28332")
+    monkeypatch.setenv("WATCHER_ETHEREUM_WS_URL", "wss://node:8546/key")
     monkeypatch.setenv("WATCHER_LITECOIN_CONFIRMATIONS", "12")
     settings = WatcherSettings(network="bitcoin")
     assert (settings.bitcoin_rpc_url, settings.block_notify_url) == ("http://node:18443", "tcp://node:28332")
     assert WatcherSettings(network="litecoin").confirmations == 12
     assert WatcherSettings(network="litecoin").block_notify_url == ""
+    assert WatcherSettings(network="ethereum").block_notify_url == "wss://node:8546/key"
+    assert WatcherSettings(network="tron").block_notify_url == ""
 
 
 def test_token_contracts_belong_to_their_network():

@@ -81,19 +81,7 @@ class RegtestNode:
 
     def restart(self) -> None:
         """Start again on the same datadir, RPC port and ZMQ port (the watcher's settings stay valid)."""
-        node = self.node
-        node._write_conf()
-        node._spawn(
-            [
-                str(node.binary),
-                f"-datadir={node.datadir}",
-                f"-conf={node.datadir / node.conf_name}",
-                *node.daemon_extra,
-                *node.extra_args,
-            ]
-        )
-        node.wait_ready()
-        node._open_wallet()
+        self.node.restart()
 
 
 @pytest.fixture(scope="session", params=list(NODES))

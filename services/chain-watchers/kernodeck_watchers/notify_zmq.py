@@ -1,0 +1,20 @@
+"""Blocks from a node's ZMQ `hashblock` publisher (bitcoind -zmqpubhashblock)."""
+
+from collections.abc import Callable
+
+from eventlet.green import zmq
+
+
+def listen(url: str, on_block: Callable[[], None]) -> None:
+    """Call `on_block` for every announcement; ZMQ reconnects by itself when the node restarts."""
+    context = zmq.Context()
+    socket = context.socket(zmq.SUB)
+    try:
+        socket.setsockopt(zmq.SUBSCRIBE, b"hashblock")
+        socket.connect(url)
+        while True:
+            socket.recv_multipart()
+            on_block()
+    finally:
+        socket.close(linger=0)
+        context.term()

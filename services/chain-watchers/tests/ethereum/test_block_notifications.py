@@ -1,0 +1,127 @@
+"""newHeads over websocket: the watcher hears of each anvil block at once instead of at its next poll, hears
+again after the node restarts, and polls on when the websocket cannot be reached."""
+
+import logging
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import eventlet
+import pytest
+from nameko.rpc import rpc
+from nameko.standalone.events import event_dispatcher
+
+from infra.devnet.nodes import AnvilNode, free_port
+from infra.devnet.tokens import send
+from kernodeck_contracts.events import AddressWatched
+from kernodeck_watchers import notify
+from kernodeck_watchers.config import WatcherSettings
+from kernodeck_watchers.notify import listen_for_blocks
+
+CONFIRMATIONS = 2
+POLL_S = 120  # no pass by polling during a test: only notifications wake the watcher
+UNREACHABLE = f"ws://127.0.0.1:{free_port()}"  # nothing listens there
+
+
+class FakePayments:
+    """payments' `watched_addresses` RPC, with nothing to add: addresses come by their events."""
+
+    name = "payments"
+
+    @rpc
+    def watched_addresses(self, network, after=None, limit=5000):
+        return {"addresses": [], "next": None}
+
+
+@pytest.fixture
+def ws_url(anvil) -> str:
+    return anvil.ws_url
+
+
+@pytest.fixture
+def watcher_settings(anvil, ws_url, watcher_database) -> WatcherSettings:
+    return WatcherSettings(
+        network="ethereum",
+        database_url=watcher_database,
+        ethereum_rpc_url=anvil.rpc_url,
+        ethereum_ws_url=ws_url,
+        ethereum_confirmations=CONFIRMATIONS,
+        poll_interval_s=POLL_S,
+        status_interval_s=0.2,
+        backoff_initial_s=0.1,
+        backoff_max_s=0.5,
+        rpc_timeout_s=5,
+        payments_timeout_s=5,
+    )
+
+
+@pytest.fixture
+def watching(container_factory, rabbit_config, start_watcher, anvil, watcher_db, new_address, wait):
+    """`watching(**settings)`: a started watcher that has scanned the tip and watches the address it returns."""
+    container_factory(FakePayments, {**rabbit_config, "serializer": "json"}).start()
+    dispatch = event_dispatcher({**rabbit_config, "serializer": "json"})
+
+    def start(**settings) -> str:
+        start_watcher(**settings)
+        tip = int(anvil.rpc("eth_blockNumber"), 16)
+        wait(lambda: watcher_db.cursor_height() == tip, what="the first pass")
+        address = new_address()
+        event = AddressWatched(
+            network="ethereum",
+            address=address,
+            payment_id=uuid.uuid4().hex,
+            watch_until=datetime.now(UTC) + timedelta(days=1),
+            required_confirmations=CONFIRMATIONS,
+        )
+        dispatch(event.source, event.type, event.to_message())
+        wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
+        return address
+
+    return start
+
+
+def test_a_payment_is_confirmed_within_seconds_while_the_poll_is_minutes_away(anvil, watching, tap):
+    address = watching()
+    clock = eventlet.hubs.get_hub().clock
+    sent_at = clock()
+    txid = send(anvil, {"to": address, "value": "0x7"})  # automine: a block of its own
+    tap.wait_for("transfer_seen", seconds=10, txid=txid)
+    anvil.rpc("evm_mine")
+    confirmed = tap.wait_for("transfer_confirmed", seconds=10, txid=txid)
+    assert confirmed["confirmations"] == CONFIRMATIONS
+    assert clock() - sent_at < 5
+
+
+@pytest.mark.parametrize("ws_url", [f"{UNREACHABLE}/v3/secret-api-key"], ids=["key-in-the-path"])
+def test_an_unreachable_websocket_leaves_the_watcher_polling_and_its_key_unlogged(anvil, watching, tap, caplog):
+    with caplog.at_level(logging.WARNING, logger=notify.__name__):
+        address = watching(poll_interval_s=0.2)
+        txid = send(anvil, {"to": address, "value": "0x7"})
+        tap.wait_for("transfer_seen", txid=txid)
+    failures = [r for r in caplog.records if r.name == notify.__name__]
+    assert failures and all(r.url == UNREACHABLE for r in failures)
+    assert "secret" not in caplog.text
+
+
+def test_the_listener_subscribes_again_after_the_node_restarts(tmp_path, monkeypatch, wait):
+    if not AnvilNode.installed():
+        pytest.skip("anvil is not installed: run infra/devnet/install.sh anvil")
+    monkeypatch.setattr(notify, "RETRY_S", 0.1)
+    heard = []
+
+    def mine_until_heard() -> None:
+        before = len(heard)
+
+        def mined_and_heard() -> bool:
+            node.rpc("evm_mine")
+            return len(heard) > before
+
+        wait(mined_and_heard, what="a block announcement")
+
+    with AnvilNode(tmp_path) as node:
+        listener = eventlet.spawn(listen_for_blocks, node.ws_url, lambda: heard.append(True))
+        try:
+            mine_until_heard()
+            node.restart()  # the connection drops; the same port answers again
+            mine_until_heard()
+        finally:
+            listener.kill()
