@@ -23,8 +23,8 @@ def listen(url: str, on_block: Callable[[], None]) -> None:
         ws.settimeout(None)
         while message := ws.recv():
             reply = json.loads(message)
-            if reply.get("method") == "eth_subscription":
-                on_block()
+            if reply.get("method") == "eth_subscription" or (reply.get("id") == SUBSCRIBE["id"] and "result" in reply):
+                on_block()  # the subscription's confirmation too: blocks may have come while disconnected
             elif "error" in reply:
                 raise SubscriptionRefused(reply["error"])
         raise websocket.WebSocketConnectionClosedException("the node closed the connection")
