@@ -45,15 +45,16 @@ def devnet(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def chain_stack(devnet, tmp_path_factory):
-    """The whole system with a watcher per running node. The Bitcoin watcher polls only every 30 s and
-    otherwise wakes on the node's ZMQ block notifications, so a payment still in its mempool is found
-    by "J'ai payé" alone."""
+    """The whole system with a watcher per running node. The Bitcoin and Ethereum watchers poll only every
+    30 s and otherwise wake on the node's block notifications (ZMQ, newHeads), so a payment still in
+    bitcoind's mempool is found by "J'ai payé" alone."""
     if not devnet.up:
         pytest.skip(f"no chain node is installed: {devnet.skipped}")
     log_dir = Path(tmp_path_factory.mktemp("chain-stack-logs"))
     env = devnet.env()
-    slow_bitcoin = {"watcher-bitcoin": {"WATCHER_POLL_INTERVAL_S": "30"}} if env.get("WATCHER_BITCOIN_ZMQ_URL") else {}
-    with running_stack(log_dir, "kd_chain", env, devnet.up, process_env=slow_bitcoin) as stack:
+    notified = {"watcher-bitcoin": "WATCHER_BITCOIN_ZMQ_URL", "watcher-ethereum": "WATCHER_ETHEREUM_WS_URL"}
+    slow = {process: {"WATCHER_POLL_INTERVAL_S": "30"} for process, url in notified.items() if env.get(url)}
+    with running_stack(log_dir, "kd_chain", env, devnet.up, process_env=slow) as stack:
         yield stack
 
 
