@@ -23,9 +23,22 @@ from kernodeck_kit.db import make_engine
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
+from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.dependencies import Watcher
 from kernodeck_watchers.runtime import WatcherRuntime
 from kernodeck_watchers.service import watcher_service
+
+# Watchers under test react within a fraction of a second: short polls, retries and back-offs.
+QUICK = {
+    "poll_interval_s": 0.1,
+    "standby_retry_s": 0.2,
+    "status_interval_s": 0.2,
+    "backoff_initial_s": 0.1,
+    "backoff_max_s": 0.5,
+    "rpc_timeout_s": 5,
+    "payments_timeout_s": 5,
+}
+
 
 RATES = {"BTC": "50000", "ETH": "2500", "USDT": "1", "USDC": "1", "TRX": "0.25", "SOL": "150", "LTC": "100"}
 ACCOUNT = "acc-e2e"
@@ -39,6 +52,17 @@ def wait_until(predicate, seconds: float = 20.0, what: str = "the condition"):
             raise AssertionError(f"timed out after {seconds}s waiting for {what}")
         eventlet.sleep(0.02)
     return value
+
+
+@pytest.fixture
+def quick_settings():
+    """`quick_settings(network, database_url, **fields)`: a watcher's settings for tests, QUICK with `fields`
+    (the node, confirmations...) on top."""
+
+    def settings(network: str, database_url: str, **fields) -> WatcherSettings:
+        return WatcherSettings(network=network, database_url=database_url, **{**QUICK, **fields})
+
+    return settings
 
 
 @pytest.fixture

@@ -375,20 +375,13 @@ def chain(method, request):
 
 
 @pytest.fixture
-def watcher_settings(chain, watcher_database) -> WatcherSettings:
+def watcher_settings(chain, watcher_database, quick_settings) -> WatcherSettings:
     network = chain.network
-    return WatcherSettings(
-        network=network,
-        database_url=watcher_database,
+    return quick_settings(
+        network,
+        watcher_database,
         **chain.watcher_fields(),
         **{f"{network}_confirmations": CONFIRMATIONS, f"{network}_lag_blocks": 2},
-        poll_interval_s=0.1,
-        standby_retry_s=0.2,
-        status_interval_s=0.2,
-        backoff_initial_s=0.1,
-        backoff_max_s=0.5,
-        rpc_timeout_s=5,
-        payments_timeout_s=5,
     )
 
 

@@ -38,19 +38,14 @@ def ws_url(anvil) -> str:
 
 
 @pytest.fixture
-def watcher_settings(anvil, ws_url, watcher_database) -> WatcherSettings:
-    return WatcherSettings(
-        network="ethereum",
-        database_url=watcher_database,
+def watcher_settings(anvil, ws_url, watcher_database, quick_settings) -> WatcherSettings:
+    return quick_settings(
+        "ethereum",
+        watcher_database,
         ethereum_rpc_url=anvil.rpc_url,
         ethereum_ws_url=ws_url,
         ethereum_confirmations=CONFIRMATIONS,
         poll_interval_s=POLL_S,
-        status_interval_s=0.2,
-        backoff_initial_s=0.1,
-        backoff_max_s=0.5,
-        rpc_timeout_s=5,
-        payments_timeout_s=5,
     )
 
 

@@ -105,11 +105,11 @@ def node(regtest):
 
 
 @pytest.fixture
-def watcher_settings(node, watcher_database) -> WatcherSettings:
+def watcher_settings(node, watcher_database, quick_settings) -> WatcherSettings:
     network, raw = node.network, node.node
-    return WatcherSettings(
-        network=network,
-        database_url=watcher_database,
+    return quick_settings(
+        network,
+        watcher_database,
         **{
             f"{network}_rpc_url": raw.rpc_url,
             f"{network}_rpc_user": raw.rpcuser,
@@ -118,13 +118,6 @@ def watcher_settings(node, watcher_database) -> WatcherSettings:
             f"{network}_confirmations": CONFIRMATIONS,
             f"{network}_lag_blocks": 2,
         },
-        poll_interval_s=0.1,
-        standby_retry_s=0.2,
-        status_interval_s=0.2,
-        backoff_initial_s=0.1,
-        backoff_max_s=0.5,
-        rpc_timeout_s=5,
-        payments_timeout_s=5,
     )
 
 
