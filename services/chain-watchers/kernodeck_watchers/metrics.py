@@ -17,3 +17,11 @@ RPC_SECONDS = Histogram(
     ["network", "call"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
+BLOCK_NOTIFICATIONS = Counter(
+    "kernodeck_watcher_block_notifications_total", "Blocks the node announced (ZMQ hashblock, newHeads)", ["scheme"]
+)
+NOTIFY_FAILURES = Counter(
+    "kernodeck_watcher_block_notification_failures_total",
+    "Times the block notification listener lost its node (it polls meanwhile and reconnects)",
+    ["scheme"],
+)

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import eventlet
 
-from kernodeck_watchers import notify_ws, notify_zmq
+from kernodeck_watchers import metrics, notify_ws, notify_zmq
 
 log = logging.getLogger(__name__)
 
@@ -26,14 +26,21 @@ def listen_for_blocks(url: str, on_block: Callable[[], None]) -> None:
     A failure never stops the watcher: it logs, polls meanwhile, and connects
     and subscribes again after RETRY_S.
     """
-    listen = LISTENERS.get(urlsplit(url).scheme)
+    scheme = urlsplit(url).scheme
+    listen = LISTENERS.get(scheme)
     if listen is None:
         log.warning("no block notifications from this kind of URL; polling only", extra={"url": _where(url)})
         return
+
+    def announced() -> None:
+        metrics.BLOCK_NOTIFICATIONS.labels(scheme).inc()
+        on_block()
+
     while True:
         try:
-            listen(url, on_block)
+            listen(url, announced)
         except Exception:
+            metrics.NOTIFY_FAILURES.labels(scheme).inc()
             log.warning("block notifications failed; polling meanwhile", extra={"url": _where(url)}, exc_info=True)
         eventlet.sleep(RETRY_S)
 

@@ -9,6 +9,7 @@ import eventlet
 import pytest
 from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
+from prometheus_client import REGISTRY
 
 from infra.devnet.nodes import AnvilNode, free_port
 from infra.devnet.tokens import send
@@ -112,6 +113,10 @@ def test_the_listener_subscribes_again_after_the_node_restarts(tmp_path, monkeyp
 
         wait(mined_and_heard, what="a block announcement")
 
+    def counted(name: str) -> float:
+        return REGISTRY.get_sample_value(f"kernodeck_watcher_{name}_total", {"scheme": "ws"}) or 0.0
+
+    failures_before = counted("block_notification_failures")
     with AnvilNode(tmp_path) as node:
         listener = eventlet.spawn(listen_for_blocks, node.ws_url, lambda: heard.append(True))
         try:
@@ -120,3 +125,5 @@ def test_the_listener_subscribes_again_after_the_node_restarts(tmp_path, monkeyp
             mine_until_heard()
         finally:
             listener.kill()
+    assert counted("block_notification_failures") > failures_before
+    assert counted("block_notifications") >= len(heard)
