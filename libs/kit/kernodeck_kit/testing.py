@@ -12,9 +12,10 @@ green.patch()
 
 import os  # noqa: E402
 import uuid  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
 
 import pytest  # noqa: E402
-from sqlalchemy import create_engine, inspect, text  # noqa: E402
+from sqlalchemy import Table, create_engine, inspect, text  # noqa: E402
 from sqlmodel import SQLModel  # noqa: E402
 
 from kernodeck_kit import migrations  # noqa: E402
@@ -32,12 +33,15 @@ def pytest_configure(config):
 def pg_database():
     """`pg_database(package)` -> URL of a new database migrated to `package`'s head.
 
-    Without a package the database holds only the kit's own tables.
+    `pg_database(tables=[...])` -> one holding only the kit's own tables and
+    those `Table`s, for a test of a few tables without a service's migrations.
     """
     admin = create_engine(normalize_url(PG_ADMIN_URL), isolation_level="AUTOCOMMIT")
     created = []
 
-    def make(package: str | None = None) -> str:
+    def make(package: str | None = None, tables: Sequence[Table] = ()) -> str:
+        if package and tables:
+            raise ValueError("a migrated database has the tables of its migrations")
         name = f"kd_test_{(package or 'kit').removeprefix('kernodeck_')}_{uuid.uuid4().hex[:8]}"
         with admin.connect() as conn:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
@@ -47,7 +51,7 @@ def pg_database():
             migrations.upgrade(package, url)
         else:
             engine = make_engine(url)
-            SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
+            SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__, *tables])
             engine.dispose()
         return url
 

@@ -1,7 +1,9 @@
 """Which methods can take a payment right now, and why not."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from fractions import Fraction
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -17,6 +19,7 @@ DISABLED = "disabled"
 RATE_UNAVAILABLE = "rate_unavailable"
 CHAIN_LAGGING = "chain_lagging"
 ADDRESS_POOL_EMPTY = "address_pool_empty"
+RATE_SYMBOLS = sorted({method.rate_symbol for method in METHODS})
 
 
 @dataclass(frozen=True)
@@ -52,11 +55,17 @@ def rate_source_names(settings: PaymentsSettings) -> list[str]:
     return [*names, "file"] if settings.rate_file and "file" not in names else names
 
 
-def current_rates(session: Session, settings: PaymentsSettings, now: datetime) -> dict[str, Rate | None]:
-    symbols = sorted({method.rate_symbol for method in METHODS})
+def current_rates(
+    session: Session, settings: PaymentsSettings, now: datetime, symbols: Sequence[str] = RATE_SYMBOLS
+) -> dict[str, Rate | None]:
     seen = observations(session, symbols, rate_source_names(settings))
     policy = rate_policy(settings)
     return {symbol: choose_rate(symbol, seen[symbol], now, policy) for symbol in symbols}
+
+
+def current_price(session: Session, settings: PaymentsSettings, symbol: str, now: datetime) -> Fraction | None:
+    rate = current_rates(session, settings, now, [symbol])[symbol]
+    return rate.price if rate else None
 
 
 def load_board(session: Session, settings: PaymentsSettings, now: datetime) -> MethodBoard:

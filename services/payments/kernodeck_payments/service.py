@@ -24,7 +24,7 @@ from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
 from kernodeck_kit.types import utcnow
 from kernodeck_payments import metrics, operator, queries
-from kernodeck_payments.availability import current_rates, load_board
+from kernodeck_payments.availability import RATE_SYMBOLS, load_board
 from kernodeck_payments.config import RATE_REFRESH_KEY, SWEEP_KEY
 from kernodeck_payments.dependencies import RateSources, Settings
 from kernodeck_payments.domain.intents import Purpose, TransferState
@@ -230,14 +230,9 @@ class PaymentsService:
         with self.db.consume(f"chain.{event.type}", event) as tx:
             if tx is None:
                 return
-            intent_id = record_transfer(tx, event, state, now)
-            if intent_id is not None:
-                self._reconcile(tx, intent_id, now)
-
-    def _reconcile(self, tx, intent_id, now) -> None:
-        intent = get_intent(tx.session, intent_id)
-        rate = current_rates(tx.session, self.settings, now)[find_method(intent.asset, intent.network).rate_symbol]
-        reconcile_intent(tx, intent_id, now, rate.price if rate else None)
+            intent = record_transfer(tx, event, state, now)
+            if intent is not None:
+                reconcile_intent(tx, intent, now, self.settings)
 
     @consumer(WatcherStatus.source, WatcherStatus.type)
     def on_watcher_status(self, payload):
@@ -270,8 +265,7 @@ class PaymentsService:
 
     @configured_timer(RATE_REFRESH_KEY, eager=True)
     def refresh_rates(self) -> int:
-        symbols = sorted({m.rate_symbol for m in METHODS})
-        rates, _errors = refresh(self.rate_sources, symbols)  # failures are logged and counted by refresh
+        rates, _errors = refresh(self.rate_sources, RATE_SYMBOLS)  # failures are logged and counted by refresh
         with self.db.transaction() as tx:
             save_observations(tx.session, rates)
         return len(rates)
@@ -285,7 +279,7 @@ class PaymentsService:
             pool_left = solana_pool_left(session)
         for intent_id in due:
             with self.db.transaction() as tx:
-                self._reconcile(tx, intent_id, now)
+                reconcile_intent(tx, get_intent(tx.session, intent_id, lock=True), now, self.settings)
         metrics.SOLANA_POOL_LEFT.set(pool_left)
         if pool_left < self.settings.solana_pool_low:
             log.warning("the Solana address pool is running low", extra={"unused": pool_left})

@@ -2,54 +2,59 @@
 
 import logging
 from datetime import datetime
-from fractions import Fraction
 
 from kernodeck_contracts.events import BalanceCredited, ChainTransfer, PaymentSettled
 from kernodeck_kit.outbox import Tx
 from kernodeck_payments import metrics
+from kernodeck_payments.availability import current_price
+from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import usd_cents_for
-from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token
+from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token, transfer_key
 from kernodeck_payments.domain.methods import find_method
-from kernodeck_payments.domain.reconcile import Credit, reconcile
+from kernodeck_payments.domain.reconcile import Credit, needs_current_price, reconcile
 from kernodeck_payments.ledger.domain import Reason
 from kernodeck_payments.ledger.store import credit_customer, record_order_payment
-from kernodeck_payments.store.intents import as_intent, as_transfer, get_intent, get_transfer, intent_at, transfers_of
+from kernodeck_payments.store.intents import as_intent, as_transfer, get_transfer, intent_at, transfers_of
 from kernodeck_payments.store.reviews import open_review
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 
 log = logging.getLogger(__name__)
 
 
-def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: datetime) -> str | None:
-    """Store what the watcher saw; returns the intent to reconcile, None when nothing changed.
+def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: datetime) -> PaymentIntent | None:
+    """Store what the watcher saw; returns the intent to reconcile, locked, or None when nothing changed.
 
     Every transfer is kept, even on an address no intent owns (then it goes
     to review). An event older than the last one applied is ignored.
     """
     session = tx.session
+    # The owner is locked before its transfer is read: events on one intent
+    # apply one at a time, each reading what the one before it wrote.
+    owner = intent_at(session, event.network, event.address, lock=True)
     row = get_transfer(session, event.network, event.txid, event.index)
     if row is None:
-        intent = intent_at(session, event.network, event.address)
         row = ChainTransferRow(
             network=event.network,
             txid=event.txid,
             index=event.index,
             address=event.address,
-            intent_id=intent.id if intent else None,
+            intent_id=owner.id if owner else None,
             amount=event.amount,
             state=state,
             sequence=event.sequence,
             first_seen_at=min(event.occurred_at, now),
             updated_at=now,
         )
-        if intent is None:
-            key = f"{event.network}:{event.txid}:{event.index}"
+        if owner is None:
+            key = transfer_key(event.network, event.txid, event.index)
             open_review(session, f"unknown_address:{key}", "unknown_address", now, transfer_key=key)
     elif event.sequence <= row.sequence:
         return None
     else:
         row.first_seen_at = min(row.first_seen_at, event.occurred_at)
-    required = _required_confirmations(session, row.intent_id)
+    # A transfer first seen before an intent owned its address stays unattributed.
+    intent = owner if owner is not None and row.intent_id == owner.id else None
+    required = intent.required_confirmations if intent else 1
     if state == TransferState.CONFIRMED and event.confirmations < required:
         state = TransferState.CONFIRMING  # the watcher's threshold is not ours: count again
     row.token = normalize_token(event.network, event.token)
@@ -58,27 +63,22 @@ def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: dat
     row.updated_at = now
     session.add(row)
     session.flush()
-    return row.intent_id
+    return intent
 
 
-def _required_confirmations(session, intent_id: str | None) -> int:
-    intent = get_intent(session, intent_id) if intent_id else None
-    return intent.required_confirmations if intent else 1
-
-
-def reconcile_intent(tx: Tx, intent_id: str, now: datetime, current_price: Fraction | None) -> PaymentIntent:
-    """Bring one intent up to date with its transfers, exactly once per cause."""
+def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: PaymentsSettings) -> None:
+    """Bring one intent, locked by the caller, up to date with its transfers, exactly once per cause."""
     session = tx.session
-    row = get_intent(session, intent_id, lock=True)
     method = find_method(row.asset, row.network)
-    transfer_rows = {f"{t.network}:{t.txid}:{t.index}": t for t in transfers_of(session, intent_id)}
+    intent = as_intent(row)
+    transfer_rows = {transfer_key(t.network, t.txid, t.index): t for t in transfers_of(session, row.id)}
+    transfers = [as_transfer(t) for t in transfer_rows.values()]
+    token = normalize_token(row.network, row.token)
+    price_now = None
+    if needs_current_price(intent, transfers, token):
+        price_now = current_price(session, settings, method.rate_symbol, now)
     outcome = reconcile(
-        as_intent(row),
-        [as_transfer(t) for t in transfer_rows.values()],
-        normalize_token(row.network, row.token),
-        now,
-        current_price,
-        lambda base_units, price: usd_cents_for(base_units, price, method),
+        intent, transfers, token, now, price_now, lambda base_units, price: usd_cents_for(base_units, price, method)
     )
     for key, disposition in outcome.dispositions.items():
         transfer_rows[key].disposition = disposition
@@ -106,7 +106,6 @@ def reconcile_intent(tx: Tx, intent_id: str, now: datetime, current_price: Fract
         row.status = outcome.status
     row.updated_at = now
     session.add(row)
-    return row
 
 
 def credit_balance(tx: Tx, account_id: str, credit: Credit, ref: str) -> None:

@@ -76,7 +76,12 @@ class Transfer:
 
     @property
     def key(self) -> str:
-        return f"{self.network}:{self.txid}:{self.index}"
+        return transfer_key(self.network, self.txid, self.index)
+
+
+def transfer_key(network: str, txid: str, index: int) -> str:
+    """What names an on-chain transfer everywhere: in review items, credit keys and dispositions."""
+    return f"{network}:{txid}:{index}"
 
 
 def normalize_token(network: str, token: str | None) -> str | None:

@@ -58,14 +58,10 @@ def reconcile(
     usd_of: UsdOf,
 ) -> Outcome:
     outcome = Outcome(status=None)
-    matching = [t for t in transfers if t.token == expected_token]
     _review_foreign_assets(transfers, expected_token, outcome)
     _review_reverted_after_use(transfers, outcome)
 
-    live = [t for t in matching if t.state != TransferState.REVERTED]
-    on_time = [t for t in live if t.first_seen_at < intent.expires_at]
-    late = [t for t in live if t.first_seen_at >= intent.expires_at]
-
+    on_time, late = _on_time_and_late(intent, transfers, expected_token)
     if not intent.settled:
         _settle_or_underpay(intent, on_time, now, usd_of, outcome)
     settled = intent.settled or outcome.settles
@@ -73,6 +69,23 @@ def reconcile(
     if not intent.settled:
         outcome.status = _status(intent, transfers, on_time, late, now, outcome)
     return outcome
+
+
+def needs_current_price(intent: Intent, transfers: list[Transfer], expected_token: str | None) -> bool:
+    """Whether `reconcile` would use the current price: only a late transfer waiting to be credited does."""
+    _, late = _on_time_and_late(intent, transfers, expected_token)
+    return any(t.state == TransferState.CONFIRMED and t.disposition is None for t in late)
+
+
+def _on_time_and_late(
+    intent: Intent, transfers: list[Transfer], expected_token: str | None
+) -> tuple[list[Transfer], list[Transfer]]:
+    """The live transfers of the expected asset, split at the deadline."""
+    live = [t for t in transfers if t.token == expected_token and t.state != TransferState.REVERTED]
+    return (
+        [t for t in live if t.first_seen_at < intent.expires_at],
+        [t for t in live if t.first_seen_at >= intent.expires_at],
+    )
 
 
 def _review_foreign_assets(transfers: list[Transfer], expected_token: str | None, outcome: Outcome) -> None:

@@ -20,17 +20,20 @@ OPEN = (IntentStatus.AWAITING_TRANSFER, IntentStatus.SEEN, IntentStatus.CONFIRMI
 
 
 def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentIntent | None:
-    query = select(PaymentIntent).where(PaymentIntent.id == intent_id)
+    return _one_intent(session, select(PaymentIntent).where(PaymentIntent.id == intent_id), lock)
+
+
+def intent_at(session: Session, network: str, address: str, lock: bool = False) -> PaymentIntent | None:
+    key = address_key(network, address)
+    query = select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.address_key == key)
+    return _one_intent(session, query, lock)
+
+
+def _one_intent(session: Session, query, lock: bool) -> PaymentIntent | None:
+    # SQLite needs no row lock: the kit begins every transaction there with BEGIN IMMEDIATE.
     if lock and session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update()
     return session.execute(query).scalar_one_or_none()
-
-
-def intent_at(session: Session, network: str, address: str) -> PaymentIntent | None:
-    key = address_key(network, address)
-    return session.execute(
-        select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.address_key == key)
-    ).scalar_one_or_none()
 
 
 def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> list[PaymentIntent]:

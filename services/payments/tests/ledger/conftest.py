@@ -17,11 +17,7 @@ WORKERS = 50
 
 @pytest.fixture(scope="session")
 def ledger_pg_url(pg_database):
-    url = pg_database()
-    engine = make_engine(url)
-    SQLModel.metadata.create_all(engine, tables=LEDGER_TABLES)
-    engine.dispose()
-    return url
+    return pg_database(tables=LEDGER_TABLES)
 
 
 @pytest.fixture(params=["postgresql", "sqlite"])

@@ -13,11 +13,7 @@ T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 @pytest.fixture(scope="module")
 def pg_url(pg_database):
-    url = pg_database()
-    engine = make_engine(url)
-    SQLModel.metadata.create_all(engine, tables=[ExchangeRate.__table__])
-    engine.dispose()
-    return url
+    return pg_database(tables=[ExchangeRate.__table__])
 
 
 # SQLite is the embedded default of `make run`; the upsert must hold there too.

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from kernodeck_payments.domain.intents import Disposition, Intent, IntentStatus, Purpose, Transfer, TransferState
-from kernodeck_payments.domain.reconcile import reconcile
+from kernodeck_payments.domain.reconcile import needs_current_price, reconcile
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 DEADLINE = T0 + timedelta(minutes=30)
@@ -139,6 +139,27 @@ def test_a_late_transfer_without_a_current_rate_waits():
     late = transfer(1, 200_000, seen=DEADLINE + timedelta(minutes=3))
     outcome = run([late], now=DEADLINE + timedelta(minutes=10), price=None)
     assert outcome.credits == [] and outcome.dispositions == {} and outcome.status == IntentStatus.LATE
+
+
+LATE = DEADLINE + timedelta(minutes=3)
+
+
+@pytest.mark.parametrize(
+    ("transfers", "needed"),
+    [
+        pytest.param([transfer(1, 200_000)], False, id="on_time"),
+        pytest.param([transfer(1, 200_000, seen=LATE)], True, id="late"),
+        pytest.param([transfer(1, 100_000), transfer(2, 100_000, seen=LATE)], True, id="on_time_and_late"),
+        pytest.param([transfer(1, 200_000, seen=LATE, disposition=Disposition.CREDITED)], False, id="late_credited"),
+        pytest.param([transfer(1, 200_000, TransferState.CONFIRMING, seen=LATE)], False, id="late_confirming"),
+        pytest.param([transfer(1, 200_000, TransferState.REVERTED, seen=LATE)], False, id="late_reverted"),
+        pytest.param([transfer(1, 200_000, seen=LATE, token=USDT)], False, id="late_other_asset"),
+    ],
+)
+def test_only_a_late_transfer_waiting_for_its_credit_needs_the_current_price(transfers, needed):
+    now = DEADLINE + timedelta(minutes=10)
+    assert needs_current_price(INTENT, transfers, None) is needed
+    assert (run(transfers, now=now, price=None) != run(transfers, now=now, price=Fraction(40_000))) is needed
 
 
 def test_a_second_transfer_after_settlement_is_credited():
