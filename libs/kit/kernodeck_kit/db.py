@@ -1,6 +1,7 @@
 """Engines for the embedded default (SQLite) and PostgreSQL."""
 
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import QueuePool
 from sqlmodel import create_engine
@@ -23,6 +24,12 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
 
 def is_postgres(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql"
+
+
+def insert_for(session, table):
+    """INSERT for whichever database `session` is on, so that ON CONFLICT clauses can follow."""
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
 
 
 def _sqlite_engine(url: str) -> Engine:

@@ -4,10 +4,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, SQLModel, select
 
+from kernodeck_kit.db import insert_for
 from kernodeck_watchers.chains.base import BlockRef
 from kernodeck_watchers.domain.transfers import State, Tracked
 from kernodeck_watchers.store.tables import (
@@ -27,10 +26,9 @@ class Cursor:
 
 def insert_missing(session: Session, rows: list[SQLModel], batch: int = 1000) -> None:
     """Insert each row unless its primary key is there already (a redelivery, another replica)."""
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     for start in range(0, len(rows), batch):
         chunk = rows[start : start + batch]
-        statement = insert(type(chunk[0]).__table__).values([row.model_dump() for row in chunk])
+        statement = insert_for(session, type(chunk[0]).__table__).values([row.model_dump() for row in chunk])
         session.execute(statement.on_conflict_do_nothing())
 
 

@@ -13,10 +13,10 @@ from sqlalchemy import BigInteger, CheckConstraint, Index, func, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_kit.db import insert_for
 from kernodeck_kit.types import UtcDateTime, utcnow
 from kernodeck_payments.ledger import domain
 from kernodeck_payments.ledger.domain import Entry, Reason
-from kernodeck_payments.store.sql import insert_for
 
 
 class LedgerEntryRow(SQLModel, table=True):

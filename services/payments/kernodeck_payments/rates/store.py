@@ -4,9 +4,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import Text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Column, Field, Session, SQLModel, select
 
+from kernodeck_kit.db import insert_for
 from kernodeck_kit.types import UtcDateTime, utcnow
 from kernodeck_payments.rates.domain import Rate
 
@@ -31,8 +31,7 @@ def save_observations(session: Session, rates: Sequence[Rate]) -> None:
     if not newest:
         return
     fetched_at = utcnow()
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(ExchangeRate).values(
+    statement = insert_for(session, ExchangeRate).values(
         [
             {"symbol": r.symbol, "source": r.source, "usd": r.usd, "as_of": r.as_of, "fetched_at": fetched_at}
             for r in newest.values()

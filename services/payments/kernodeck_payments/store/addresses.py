@@ -3,7 +3,7 @@
 from sqlalchemy import func, select, update
 from sqlmodel import Session
 
-from kernodeck_payments.store.sql import insert_for
+from kernodeck_kit.db import insert_for
 from kernodeck_payments.store.tables import AddressCounter, SolanaPoolAddress
 
 

@@ -6,8 +6,8 @@ from uuid import uuid4
 from sqlalchemy import select
 from sqlmodel import Session
 
+from kernodeck_kit.db import insert_for
 from kernodeck_payments.metrics import REVIEWS_OPENED
-from kernodeck_payments.store.sql import insert_for
 from kernodeck_payments.store.tables import ReviewAudit, ReviewItem
 
 SYSTEM = "system"
