@@ -162,6 +162,24 @@ class _Process:
         finally:
             log.close()
 
+    def _launch_on_free_ports(self, launch, taken_port_says: str) -> None:
+        """`launch()` picks free ports and starts the node; tried three times, as a port picked free can be
+        taken before the node binds it (the node then exits, its log saying `taken_port_says`)."""
+        for attempt in range(3):
+            try:
+                launch()
+                return
+            except NodeError:
+                if (
+                    attempt < 2
+                    and self.proc is not None
+                    and self.proc.poll() is not None
+                    and taken_port_says in self.log_tail(10).lower()
+                ):
+                    continue
+                self._terminate(5)
+                raise
+
     def log_tail(self, lines: int = 30) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
@@ -333,22 +351,13 @@ class _BitcoinLikeNode(_Process):
             shutil.rmtree(self.datadir)
         self.datadir.mkdir(parents=True, exist_ok=True)
         use_zmq = self.want_zmq and self.has_zmq()
-        for attempt in range(3):  # a picked port can be taken before the node binds it
+
+        def launch() -> None:
             self.rpc_port = free_port()
             self.zmq_port = free_port() if use_zmq else None
-            try:
-                self._launch(timeout)
-                break
-            except NodeError:
-                if (
-                    attempt < 2
-                    and self.proc is not None
-                    and self.proc.poll() is not None
-                    and "bind" in self.log_tail(10).lower()
-                ):
-                    continue
-                self._terminate(5)
-                raise
+            self._launch(timeout)
+
+        self._launch_on_free_ports(launch, "bind")
         if self.wallet:
             self._open_wallet()
             height = self.rpc("getblockcount")
@@ -544,23 +553,14 @@ class AnvilNode(_Process):
         if self.running:
             return self
         t0 = time.monotonic()
-        for attempt in range(3):
+
+        def launch() -> None:
             self.port = free_port()
             self.config_path.unlink(missing_ok=True)
             self._spawn(self._argv())
-            try:
-                self.wait_ready(timeout)
-                break
-            except NodeError:
-                if (
-                    attempt < 2
-                    and self.proc is not None
-                    and self.proc.poll() is not None
-                    and "address" in self.log_tail(10).lower()
-                ):
-                    continue
-                self._terminate(5)
-                raise
+            self.wait_ready(timeout)
+
+        self._launch_on_free_ports(launch, "address")
         self.accounts = self.rpc("eth_accounts")
         with contextlib.suppress(OSError, ValueError):
             self.private_keys = list(json.loads(self.config_path.read_text()).get("private_keys", []))
