@@ -15,7 +15,7 @@ CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
-def rpc_client(request: Request) -> RpcClient:
+async def rpc_client(request: Request) -> RpcClient:
     return request.app.state.rpc
 
 
