@@ -16,10 +16,13 @@ from kombu import Connection, Exchange, Queue
 from nameko.standalone.rpc import ServiceRpcProxy
 from sqlalchemy import text
 
+from infra.devnet.nodes import AnvilNode, find_binary
 from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.service import CatalogService
 from kernodeck_catalog.store import seed
+from kernodeck_kit import migrations
 from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import Store
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
@@ -52,6 +55,24 @@ def wait_until(predicate, seconds: float = 20.0, what: str = "the condition"):
             raise AssertionError(f"timed out after {seconds}s waiting for {what}")
         eventlet.sleep(0.02)
     return value
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A SQLite store migrated with the service's own scripts, for tests without a broker."""
+    url = f"sqlite:///{tmp_path / 'watcher.db'}"
+    migrations.upgrade("kernodeck_watchers", url)
+    engine = make_engine(url)
+    yield Store(engine, "chain", relay=None)
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def devnet_installed():
+    if not AnvilNode.installed():
+        pytest.skip("anvil is not installed: run infra/devnet/install.sh anvil")
+    if find_binary("solcjs") is None:
+        pytest.skip("solcjs is not installed: run infra/devnet/install.sh solc")
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from sqlmodel import Session
 
-from infra.devnet.nodes import AnvilNode, find_binary
+from infra.devnet.nodes import AnvilNode
 from infra.devnet.solana_double import SolanaDouble
 from infra.devnet.solana_double.ledger import LAMPORTS_PER_SOL
 from infra.devnet.solana_double.wallet import Wallet
@@ -328,14 +328,6 @@ class SolanaChain(_Restartable):
 
     def close(self) -> None:
         self.double.stop()
-
-
-@pytest.fixture(scope="session")
-def devnet_installed():
-    if not AnvilNode.installed():
-        pytest.skip("anvil is not installed: run infra/devnet/install.sh anvil")
-    if find_binary("solcjs") is None:
-        pytest.skip("solcjs is not installed: run infra/devnet/install.sh solc")
 
 
 @pytest.fixture(scope="session")

@@ -11,8 +11,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import text
 
-from kernodeck_kit import migrations
-from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer
 from kernodeck_watchers.domain.progress import Progress
@@ -182,15 +180,6 @@ class Events:
     def kinds(self) -> list[tuple[str, str, int]]:
         """(type, txid, confirmations) of the new events."""
         return [(e["type"], e["txid"], e["confirmations"]) for e in self.new() if "txid" in e]
-
-
-@pytest.fixture
-def store(tmp_path):
-    url = f"sqlite:///{tmp_path / 'watcher.db'}"
-    migrations.upgrade("kernodeck_watchers", url)
-    engine = make_engine(url)
-    yield Store(engine, "chain", relay=None)
-    engine.dispose()
 
 
 @pytest.fixture

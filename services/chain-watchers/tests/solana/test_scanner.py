@@ -6,12 +6,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-import pytest
 from solders.keypair import Keypair
 from sqlalchemy import text
 
-from kernodeck_kit import migrations
-from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_watchers.chains.solana import SolanaClient
 from kernodeck_watchers.domain.progress import Progress
@@ -19,15 +16,6 @@ from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.scanner import Scanner
 
 CONFIRMATIONS = 3
-
-
-@pytest.fixture
-def store(tmp_path):
-    url = f"sqlite:///{tmp_path / 'watcher.db'}"
-    migrations.upgrade("kernodeck_watchers", url)
-    engine = make_engine(url)
-    yield Store(engine, "chain", relay=None)
-    engine.dispose()
 
 
 def events(store: Store) -> list[tuple[str, str, int]]:

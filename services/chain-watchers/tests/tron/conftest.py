@@ -3,18 +3,9 @@
 import coincurve
 import pytest
 
-from infra.devnet.nodes import AnvilNode, find_binary
 from infra.devnet.tron_double import TronDouble
 from kernodeck_payments.domain.addresses import tron_address
 from kernodeck_watchers.chains.tron import TronClient
-
-
-@pytest.fixture(scope="session")
-def devnet_installed():
-    if not AnvilNode.installed():
-        pytest.skip("anvil is not installed: run infra/devnet/install.sh anvil")
-    if find_binary("solcjs") is None:
-        pytest.skip("solcjs is not installed: run infra/devnet/install.sh solc")
 
 
 @pytest.fixture(scope="module")
