@@ -1,6 +1,7 @@
 """nameko dependency providers: the service's database and its metrics."""
 
 import logging
+import math
 import time
 from datetime import timedelta
 
@@ -53,7 +54,7 @@ class Database(DependencyProvider):
         return self.store
 
     def _relay_loop(self):
-        last_prune = 0.0
+        last_prune = -math.inf  # prune on the first pass: monotonic time starts near 0 at boot
         while not self._stopped.wait(self.interval):
             try:
                 self.relay.publish_pending(older_than=timedelta(seconds=self.interval))

@@ -1,6 +1,7 @@
 """The outbox and the idempotent consumer against the real broker and PostgreSQL."""
 
 from datetime import timedelta
+from types import SimpleNamespace
 
 import eventlet
 import pytest
@@ -11,6 +12,7 @@ from nameko.standalone.rpc import ServiceRpcProxy
 from sqlmodel import Session, select
 
 from kernodeck_contracts.events import OrderCreated
+from kernodeck_kit import nameko_deps
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.outbox import OutboxRelay, Store
@@ -147,3 +149,11 @@ def test_pruning_forgets_old_sent_rows_and_keeps_unsent_ones(config):
     assert relay.prune(sent_before=utcnow() + timedelta(minutes=1)) == 1
     assert [row.event_type for row in unsent_rows(config["DATABASE_URL"])] == ["order_created"]
     engine.dispose()
+
+
+def test_the_relay_prunes_on_its_first_pass_even_right_after_boot(container_factory, config, monkeypatch):
+    monkeypatch.setattr(nameko_deps, "time", SimpleNamespace(monotonic=lambda: 5.0))  # a host up for 5 s
+    pruned = []
+    monkeypatch.setattr(OutboxRelay, "prune", lambda _relay, sent_before: pruned.append(sent_before) or 0)
+    container_factory(Producer, {**config, "OUTBOX_RELAY_INTERVAL_S": 0.05}).start()
+    wait_until(lambda: pruned)
