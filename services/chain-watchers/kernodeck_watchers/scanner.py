@@ -147,8 +147,10 @@ class Scanner:
                 if kind is not None:
                     entry.record(noticed, kind)
             for known in tracked_in_state(entry.session, self.network, State.SEEN):
-                # One first noticed after this pass read the mempool (by "J'ai payé") is not judged on it.
-                if (known.txid, known.index) not in still and known.occurred_at < read_at:
+                # Judged only on what the read looked for: not an address whose watch ended, nor one
+                # first noticed after the read (by "J'ai payé").
+                looked_for = known.address in self.watched.addresses and known.occurred_at < read_at
+                if looked_for and (known.txid, known.index) not in still:
                     entry.record(*transfers.reverted(known))
 
     def _required(self, seen: SeenTransfer) -> int:

@@ -147,6 +147,16 @@ def test_a_replaced_mempool_transfer_is_reverted_and_its_replacement_seen(make_s
     ]
 
 
+def test_a_pending_transfer_is_not_reverted_when_its_watch_ends(make_scanner, chain, watched, events, clock, pay):
+    scanner = make_scanner()
+    payment = chain.send(pay(ALICE, 9))
+    scanner.run()
+    watched.discard(ALICE)  # the watch ended while the transfer waits in the mempool
+    clock.advance(1)
+    scanner.run()
+    assert events.kinds() == [("transfer_seen", payment.txid, 0)]
+
+
 def test_a_transfer_mined_between_the_mempool_read_and_the_tip_is_not_reverted(make_scanner, chain, events, clock, pay):
     scanner = make_scanner()
     payment = chain.send(pay(ALICE, 9))
