@@ -34,6 +34,9 @@ class WatcherRuntime:
         self.watchlist = Watchlist(self.network, client.normalize, settings.confirmations)
         self.progress = Progress(since=utcnow())
         self.failures = 0
+        # Where the last complete pass started: a watch written during it (by another replica) may have
+        # missed every block it scanned, however many.
+        self._last_pass_from: int | None = None
 
     def turn(self, store: Store, payments_watched: PaymentsWatched) -> float:
         """One turn of the scan loop (a pass when this replica holds the lock); the seconds until the next."""
@@ -48,8 +51,10 @@ class WatcherRuntime:
             else:
                 # Addresses whose events this watcher never got (it was not running yet) come from payments.
                 self.watchlist.load(store, self.watchlist.from_payments(payments_watched(), now), now)
+            pass_from = self.progress.scanned_height
             self._look_up_new_watches(store)
             self._scanner(store).run()
+            self._last_pass_from = pass_from
         except ReorgTooDeep as error:
             log.error(
                 "a reorganisation deeper than the remembered blocks: an operator must look",
@@ -106,7 +111,7 @@ class WatcherRuntime:
         """Addresses new to the set, in the blocks already scanned (see watchlist); a batch a turn."""
         batch = dict(itertools.islice(self.watchlist.unchecked.items(), NEW_WATCHES_PER_TURN))
         if batch:
-            look_at(store, self.client, batch, self.settings.targeted_check_blocks, utcnow)
+            look_at(store, self.client, batch, self.settings.targeted_check_blocks, utcnow, self._last_pass_from)
             self.watchlist.checked(batch)
 
     def _watch(self, store: Store, address: str):
@@ -134,6 +139,7 @@ class WatcherRuntime:
         return delay
 
     def _stand_by(self) -> None:
+        self._last_pass_from = None
         if self.watchlist.loaded:
             self.watchlist.unload()
         metrics.ACTIVE.labels(self.network).set(0)

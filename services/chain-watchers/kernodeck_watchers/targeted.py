@@ -18,12 +18,21 @@ from kernodeck_watchers.store.queries import get_cursor, get_tracked, scanned_ha
 
 
 def look_at(
-    store: Store, client: ChainClient, required: Mapping[str, int], blocks_back: int, now: Callable[[], datetime]
+    store: Store,
+    client: ChainClient,
+    required: Mapping[str, int],
+    blocks_back: int,
+    now: Callable[[], datetime],
+    scanned_from: int | None = None,
 ) -> int:
-    """Record what the addresses (-> their required confirmations) received lately; how many events that made."""
+    """Record what the addresses (-> their required confirmations) received lately; how many events that made.
+
+    `blocks_back` blocks below the tip, or below `scanned_from` when given: the height a scan started from
+    while the addresses were not watched yet."""
     network = client.network
     tip = client.tip()
-    found = client.address_activity(list(required), max(tip.height - blocks_back + 1, 0))
+    newest = tip.height if scanned_from is None else min(scanned_from, tip.height)
+    found = client.address_activity(list(required), max(newest - blocks_back + 1, 0))
     blocks = {height: client.block(height) for _, height in found if height is not None}
     with journal(store, network, now()) as entry:
         cursor = get_cursor(entry.session, network)

@@ -154,6 +154,21 @@ def test_a_watch_another_replica_wrote_is_looked_up_too(chain, store, payments, 
     assert events.kinds() == [("transfer_seen", payment.txid, 1), ("transfer_confirmed", payment.txid, 1)]
 
 
+def test_a_watch_written_during_a_long_pass_is_looked_up_in_every_block_of_that_pass(
+    chain, store, payments, events, pay
+):
+    active, other = WatcherRuntime(SETTINGS, chain, Lock()), WatcherRuntime(SETTINGS, chain, Lock(free=False))
+    active.turn(store, payments)
+    payment = pay("b", 3)
+    chain.mine(payment)
+    chain.mine_empty(SETTINGS.targeted_check_blocks + 5)  # a catch-up pass, longer than the look's depth
+    chain.then["block"] = lambda: other.watch(store, watched_event("b"))  # mid-pass, on the other replica
+    active.turn(store, payments)
+    assert events.kinds() == []
+    active.turn(store, payments)
+    assert [kind for kind, txid, _ in events.kinds() if txid == payment.txid] == ["transfer_seen", "transfer_confirmed"]
+
+
 def test_new_watches_are_looked_up_once_and_again_after_a_node_error(runtime, store, chain, payments, events, pay):
     runtime.turn(store, payments)
     payment = pay("late", 10)
