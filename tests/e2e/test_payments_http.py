@@ -10,7 +10,7 @@ import pytest
 from kombu import Connection, Exchange
 
 from infra.local.stack import BIN
-from kernodeck_contracts.events import ChainTransfer, TransferConfirmed, TransferSeen
+from kernodeck_contracts.events import ChainTransfer, TransferConfirmed
 from tests.e2e.conftest import assert_problem, new_customer
 
 ORDER = {"model": "rtx4090", "duration_days": 3, "lots": 1, "preparation": "ubuntu"}
@@ -377,7 +377,16 @@ def test_an_operator_dismisses_a_transfer_to_an_unknown_address(stack, client):
     txid = uuid.uuid4().hex
     chain_event(
         stack,
-        TransferSeen(network="bitcoin", txid=txid, index=1, address=f"bcrt1q{txid}", amount=12345, sequence=1),
+        TransferConfirmed(
+            network="bitcoin",
+            txid=txid,
+            index=1,
+            address=f"bcrt1q{txid}",
+            amount=12345,
+            sequence=1,
+            confirmations=1,
+            block_height=100,
+        ),
     )
     [review] = eventually(
         lambda: [

@@ -2,6 +2,7 @@
 
 import logging
 from datetime import datetime
+from functools import cache
 
 from kernodeck_contracts.events import BalanceCredited, ChainTransfer, PaymentSettled
 from kernodeck_kit.outbox import Tx
@@ -11,7 +12,7 @@ from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import usd_cents_for
 from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token, transfer_key
 from kernodeck_payments.domain.methods import find_method
-from kernodeck_payments.domain.reconcile import Credit, needs_current_price, reconcile
+from kernodeck_payments.domain.reconcile import Credit, reconcile
 from kernodeck_payments.ledger.domain import Reason
 from kernodeck_payments.ledger.store import credit_customer, record_order_payment
 from kernodeck_payments.store.intents import as_intent, as_transfer, get_transfer, intent_at, transfers_of
@@ -25,7 +26,7 @@ def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: dat
     """Store what the watcher saw; returns the intent to reconcile, locked, or None when nothing changed.
 
     Every transfer is kept, even on an address no intent owns (then it goes
-    to review). An event older than the last one applied is ignored.
+    to review once confirmed). An event older than the last one applied is ignored.
     """
     session = tx.session
     # The owner is locked before its transfer is read: events on one intent
@@ -45,9 +46,6 @@ def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: dat
             first_seen_at=min(event.occurred_at, now),
             updated_at=now,
         )
-        if owner is None:
-            key = transfer_key(event.network, event.txid, event.index)
-            open_review(session, f"unknown_address:{key}", "unknown_address", now, transfer_key=key)
     elif event.sequence <= row.sequence:
         return None
     else:
@@ -63,6 +61,9 @@ def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: dat
     row.updated_at = now
     session.add(row)
     session.flush()
+    if row.intent_id is None and state == TransferState.CONFIRMED:
+        key = transfer_key(event.network, event.txid, event.index)
+        open_review(session, f"unknown_address:{key}", "unknown_address", now, transfer_key=key)
     return intent
 
 
@@ -74,9 +75,7 @@ def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: Paymen
     transfer_rows = {transfer_key(t.network, t.txid, t.index): t for t in transfers_of(session, row.id)}
     transfers = [as_transfer(t) for t in transfer_rows.values()]
     token = normalize_token(row.network, row.token)
-    price_now = None
-    if needs_current_price(intent, transfers, token):
-        price_now = current_price(session, settings, method.rate_symbol, now)
+    price_now = cache(lambda: current_price(session, settings, method.rate_symbol, now))
     outcome = reconcile(
         intent, transfers, token, now, price_now, lambda base_units, price: usd_cents_for(base_units, price, method)
     )
@@ -104,6 +103,7 @@ def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: Paymen
         log.info("payment settled", extra={"payment_id": row.id, "purpose": row.purpose})
     if outcome.status is not None and outcome.status != row.status:
         row.status = outcome.status
+    # Written even when nothing changed: the sweep takes the least recently reconciled first.
     row.updated_at = now
     session.add(row)
 

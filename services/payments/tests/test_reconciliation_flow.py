@@ -12,6 +12,8 @@ import pytest
 
 from kernodeck_contracts.events import TransferConfirmations, TransferConfirmed, TransferReverted, TransferSeen
 from kernodeck_kit.rpc_errors import RemoteServiceError
+from kernodeck_payments.store.addresses import import_solana_addresses
+from kernodeck_payments.store.intents import due_for_reconciliation
 from services.payments.tests.conftest import RATES
 from services.payments.tests.helpers import (
     UNKNOWN_ERC20,
@@ -172,6 +174,7 @@ def test_an_underpayment_at_the_deadline_credits_what_arrived_and_the_order_stay
     order, payment = order_payment()
     confirm(watcher, payment, 189_000)
     assert payments.get_payment(ACC, payment["id"])["status"] == "confirming"
+    assert run_entrypoint(running["payments"], "sweep") == 0  # before the deadline nothing can change
 
     payments_db.move_deadline(payment["id"], now())  # the deadline passes: the partial transfer was on time
     assert run_entrypoint(running["payments"], "sweep") == 1
@@ -194,6 +197,24 @@ def test_an_underpayment_at_the_deadline_credits_what_arrived_and_the_order_stay
     assert [p["id"] for p in payments.list_order_payments(ACC, order["id"])] == [again["id"], payment["id"]]
 
 
+def test_an_on_time_transfer_reported_after_the_underpayment_credit_is_credited_too(
+    order_payment, payments, watcher, running, payments_db
+):
+    _, payment = order_payment()
+    confirm(watcher, payment, 189_000)
+    deadline = now()
+    payments_db.move_deadline(payment["id"], deadline)
+    assert run_entrypoint(running["payments"], "sweep") == 1
+    assert balance(payments)["available_usd_cents"] == 9_450
+
+    # A lagging watcher reports a transfer it saw before the deadline.
+    confirm(watcher, payment, 40_000, occurred_at=deadline - timedelta(minutes=1))
+
+    assert balance(payments)["available_usd_cents"] == 9_450 + 2_000  # 40,000 sat at the locked rate
+    assert ledger(payments) == [(9_450, "underpayment", payment["id"]), (2_000, "underpayment", payment["id"])]
+    assert payments.get_payment(ACC, payment["id"])["status"] == "underpaid"
+
+
 def test_an_intent_with_nothing_received_expires_at_the_sweep(order_payment, payments, orders, running, payments_db):
     order, payment = order_payment()
     payments_db.move_deadline(payment["id"], now() - timedelta(seconds=1))
@@ -203,6 +224,19 @@ def test_an_intent_with_nothing_received_expires_at_the_sweep(order_payment, pay
     assert payments.get_payment(ACC, payment["id"])["status"] == "expired"
     assert ledger(payments) == []
     assert order_status(orders, order["id"]) == "awaiting_payment"
+
+
+def test_the_sweep_takes_the_intents_reconciled_longest_ago_first(order_payment, payments_db):
+    _, recent = order_payment()
+    _, waiting = order_payment()
+    for payment in (waiting, recent):
+        payments_db.move_deadline(payment["id"], now())
+    payments_db.execute(
+        "UPDATE payment_intents SET updated_at = :at WHERE id = :id", at=now() - timedelta(hours=1), id=waiting["id"]
+    )
+
+    with payments_db.session() as session:
+        assert due_for_reconciliation(session, now(), limit=1) == [waiting["id"]]
 
 
 @pytest.mark.parametrize(
@@ -294,15 +328,22 @@ def test_another_asset_on_the_address_goes_to_review_and_credits_nothing(
     assert order_status(orders, order["id"]) == "awaiting_payment"
 
 
-def test_a_transfer_to_an_address_nobody_owns_is_recorded_and_reviewed(payments_ready, payments, watcher, payments_db):
-    stranger = {"network": "bitcoin", "address": "bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh"}
-    tx = txid()
+STRANGER = {"network": "bitcoin", "address": "bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh"}
 
-    confirm(watcher, stranger, 123_456, tx=tx, index=1)
+
+def test_a_transfer_to_an_address_nobody_owns_is_recorded_and_reviewed_once_confirmed(
+    payments_ready, payments, watcher, payments_db
+):
+    tx = txid()
+    watcher.send(TransferSeen, **transfer_fields(STRANGER, 123_456, tx=tx, index=1))
+    assert payments.list_reviews() == []
+
+    confirm(watcher, STRANGER, 123_456, tx=tx, index=1)
+    confirm(watcher, STRANGER, 123_456, tx=tx, index=1, confirmations=3)  # one item, however often confirmed
 
     row = payments_db.transfer("bitcoin", tx, 1)
     assert (row["address"], row["intent_id"], row["amount"], row["state"]) == (
-        stranger["address"],
+        STRANGER["address"],
         None,
         123_456,
         "confirmed",
@@ -315,6 +356,36 @@ def test_a_transfer_to_an_address_nobody_owns_is_recorded_and_reviewed(payments_
         f"bitcoin:{tx}:1",
     )
     assert payments_db.ledger() == []
+
+
+def test_a_mempool_transfer_to_an_address_nobody_owns_that_is_dropped_is_recorded_and_not_reviewed(
+    payments_ready, payments, watcher, payments_db
+):
+    tx = txid()
+    watcher.send(TransferSeen, **transfer_fields(STRANGER, 123_456, tx=tx))
+    watcher.send(TransferReverted, **transfer_fields(STRANGER, 123_456, tx=tx))
+
+    assert payments_db.transfer("bitcoin", tx)["state"] == "reverted"
+    assert payments.list_reviews() == []
+
+
+def test_a_transfer_seen_before_an_intent_took_its_address_is_reviewed_once_confirmed(
+    order_payment, payments, watcher, payments_db
+):
+    pool_address = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"
+    with payments_db.session() as session:
+        import_solana_addresses(session, [pool_address], now())
+        session.commit()
+    tx = txid()
+    watcher.send(TransferSeen, **transfer_fields({"network": "solana", "address": pool_address}, 10**9, tx=tx))
+    _, payment = order_payment("SOL", "solana")
+    assert payment["address"] == pool_address
+
+    confirm(watcher, payment, 10**9, tx=tx)
+
+    assert payments_db.transfer("solana", tx)["intent_id"] is None  # not this payment's
+    [item] = payments.list_reviews("open")
+    assert (item["reason"], item["transfer_key"]) == ("unknown_address", f"solana:{tx}:0")
 
 
 def test_a_transfer_reverted_before_settlement_stops_counting(order_payment, payments, orders, watcher):
@@ -466,14 +537,11 @@ def test_a_second_settled_intent_of_a_paid_order_is_credited_back_and_the_order_
 def test_two_payments_settling_at_once_for_one_order_pay_it_once_and_credit_the_other(
     payments_ready, payments, orders, watcher, new_order
 ):
-    """BUG (orders, service.py on_payment_settled -> _record): a settlement racing another one is LOST.
+    """Two settlements racing for one order: orders applies one and refuses the other, never drops it.
 
-    Two PaymentSettled events for one order handled by two orders workers at the same
-    time: both read the order awaiting payment, one saves it paid, the other's
-    save_transition hits StaleOrder and _record raises ServiceError(invalid_state). The
-    worker fails, its transaction (inbox row included) rolls back, and nameko acks the
-    message (requeue_on_error is off): no PaymentRefused is ever sent, so the second
-    payment is neither applied nor credited back. The customer's money vanishes.
+    Two PaymentSettled events for one order, handled by two orders workers at the same
+    time, both read the order awaiting payment; the one that loses the race must still
+    answer with PaymentRefused, so that the second payment comes back to the balance.
     """
     pairs = []
     for _ in range(6):
@@ -509,9 +577,8 @@ def test_two_payments_settling_at_once_for_one_order_pay_it_once_and_credit_the_
 def test_crypto_and_balance_racing_for_one_order_pay_it_once(order_payment, payments, orders, watcher):
     """Whichever wins, the order is paid once and the balance ends where it started.
 
-    BUG (orders, on_payment_settled): when both settle and orders handles the two
-    PaymentSettled at the same moment, the loser is dropped (see the test above) and the
-    refund never comes: this test then fails on the wait for the refund.
+    When both settle, orders refuses the one that came second, even when it handles the
+    two PaymentSettled at the same moment, and its amount comes back to the balance.
     """
     topup = payments.create_topup(ACC, 50_000, "BTC", "bitcoin")
     confirm(watcher, topup["payment"], 1_000_000)  # 500 USD at 50,000
@@ -539,14 +606,11 @@ def test_crypto_and_balance_racing_for_one_order_pay_it_once(order_payment, paym
 def test_a_refused_payment_is_booked_once_in_sales_and_once_as_crypto_received(
     order_payment, payments, orders, watcher, payments_db
 ):
-    """BUG (settlement / service.on_payment_refused): a refused payment is booked twice.
+    """A refused payment is booked once: the refund takes back from sales what its settlement put there.
 
-    The second intent's settlement books external:crypto -> sales:orders (settlement.py,
-    record_order_payment), and the refusal then credits the customer from external:crypto
-    AGAIN (service.py, on_payment_refused -> credit_balance -> credit_customer). The books
-    balance, but sales:orders holds two payments for an order paid once and
-    external:crypto shows 3 x 189 USD received when 2 x 189 USD arrived. The refund should
-    move the money from sales:orders back to the customer.
+    The second intent's settlement books external:crypto -> sales:orders; the refusal
+    moves that amount from sales:orders back to the customer, so sales:orders holds one
+    payment for an order paid once and external:crypto what actually arrived.
     """
     order, by_btc = order_payment()
     by_ltc = payments.create_order_payment(ACC, order["id"], "LTC", "litecoin")
@@ -565,11 +629,11 @@ def test_a_refused_payment_is_booked_once_in_sales_and_once_as_crypto_received(
 def test_a_crypto_payment_refused_after_a_balance_payment_is_booked_once(
     order_payment, payments, orders, watcher, payments_db
 ):
-    """BUG (service.on_payment_refused): the same double booking when the balance paid the order first.
+    """The same when the balance paid the order first: the refund comes out of sales, not out of crypto again.
 
     pay_with_balance books customer -> sales:orders; the crypto intent that settles next
-    is booked external:crypto -> sales:orders, orders refuses it, and the refund is a
-    second external:crypto -> customer entry instead of sales:orders -> customer.
+    is booked external:crypto -> sales:orders, orders refuses it, and the refund is
+    sales:orders -> customer.
     """
     topup = payments.create_topup(ACC, 50_000, "BTC", "bitcoin")
     confirm(watcher, topup["payment"], 1_000_000)  # 500 USD at 50,000

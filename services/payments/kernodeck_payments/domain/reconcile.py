@@ -22,6 +22,7 @@ from kernodeck_payments.domain.intents import (
 )
 
 UsdOf = Callable[[int, Fraction], int]  # base units at a price -> USD cents, rounded down
+PriceNow = Callable[[], Fraction | None]  # the current rate; None when there is none
 
 PENDING = frozenset({TransferState.SEEN, TransferState.CONFIRMING})
 
@@ -54,7 +55,7 @@ def reconcile(
     transfers: list[Transfer],
     expected_token: str | None,
     now: datetime,
-    current_price: Fraction | None,
+    current_price: PriceNow,
     usd_of: UsdOf,
 ) -> Outcome:
     outcome = Outcome(status=None)
@@ -69,12 +70,6 @@ def reconcile(
     if not intent.settled:
         outcome.status = _status(intent, transfers, on_time, late, now, outcome)
     return outcome
-
-
-def needs_current_price(intent: Intent, transfers: list[Transfer], expected_token: str | None) -> bool:
-    """Whether `reconcile` would use the current price: only a late transfer waiting to be credited does."""
-    _, late = _on_time_and_late(intent, transfers, expected_token)
-    return any(t.state == TransferState.CONFIRMED and t.disposition is None for t in late)
 
 
 def _on_time_and_late(
@@ -118,18 +113,19 @@ def _settle_or_underpay(intent: Intent, on_time: list[Transfer], now: datetime, 
     still_arriving = any(t.state in PENDING for t in on_time)
     if confirmed and now >= intent.expires_at and not still_arriving:
         # Deadline passed short: what arrived goes to the balance at the locked
-        # rate; the order stays payable.
+        # rate; the order stays payable. An on-time transfer reported after this
+        # credit makes a batch of its own, so the key names the batch, not the intent.
         outcome.dispositions.update({t.key: Disposition.CREDITED for t in confirmed})
         cents = usd_of(total, intent.price)
         if cents > 0:
-            outcome.credits.append(Credit(cents, "underpayment", f"under:{intent.id}"))
+            outcome.credits.append(Credit(cents, "underpayment", f"under:{min(t.key for t in confirmed)}"))
 
 
 def _credit_extras(
     intent: Intent,
     on_time_extras: list[Transfer],
     late: list[Transfer],
-    current_price: Fraction | None,
+    current_price: PriceNow,
     usd_of: UsdOf,
     outcome: Outcome,
 ) -> None:
@@ -139,8 +135,8 @@ def _credit_extras(
             _credit_transfer(t, intent.price, "overpayment", usd_of, outcome)
     for t in late:
         # No current rate: wait (the sweep retries); never guess one.
-        if _unused_confirmed(t, outcome) and current_price is not None:
-            _credit_transfer(t, min(intent.price, current_price), "late_transfer", usd_of, outcome)
+        if _unused_confirmed(t, outcome) and (price := current_price()) is not None:
+            _credit_transfer(t, min(intent.price, price), "late_transfer", usd_of, outcome)
 
 
 def _unused_confirmed(t: Transfer, outcome: Outcome) -> bool:

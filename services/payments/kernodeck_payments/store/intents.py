@@ -73,17 +73,27 @@ def get_transfer(session: Session, network: str, txid: str, index: int) -> Chain
 
 
 def due_for_reconciliation(session: Session, now: datetime, limit: int) -> list[str]:
-    """Open intents past their deadline, and intents holding a confirmed transfer not yet used."""
-    expired = select(PaymentIntent.id).where(PaymentIntent.status.in_(OPEN), PaymentIntent.expires_at <= now)
+    """Intents past their deadline, still open or holding a confirmed transfer not yet used.
+
+    Before its deadline an intent changes only on a chain event, which reconciles it there and then. The least
+    recently reconciled come first, so that those still waiting (for a rate, a confirmation) do not fill every batch.
+    """
     unused = select(ChainTransferRow.intent_id).where(
         ChainTransferRow.intent_id.is_not(None),
         ChainTransferRow.state == TransferState.CONFIRMED,
         ChainTransferRow.disposition.is_(None),
     )
-    query = select(PaymentIntent.id).where(
-        or_(PaymentIntent.id.in_(expired), PaymentIntent.id.in_(unused)), PaymentIntent.watch_until > now
+    query = (
+        select(PaymentIntent.id)
+        .where(
+            PaymentIntent.expires_at <= now,
+            PaymentIntent.watch_until > now,
+            or_(PaymentIntent.status.in_(OPEN), PaymentIntent.id.in_(unused)),
+        )
+        .order_by(PaymentIntent.updated_at)
+        .limit(limit)
     )
-    return list(session.execute(query.limit(limit)).scalars())
+    return list(session.execute(query).scalars())
 
 
 def pending_topup_cents(session: Session, account_id: str) -> int:

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from kernodeck_payments.domain.intents import Disposition, Intent, IntentStatus, Purpose, Transfer, TransferState
-from kernodeck_payments.domain.reconcile import needs_current_price, reconcile
+from kernodeck_payments.domain.reconcile import reconcile
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 DEADLINE = T0 + timedelta(minutes=30)
@@ -45,7 +45,7 @@ def transfer(n: int, amount: int, state=TransferState.CONFIRMED, seen=T0, token=
 
 
 def run(transfers, now=T0 + timedelta(minutes=5), intent=INTENT, price=Fraction(50_000), token=None):
-    return reconcile(intent, transfers, token, now, price, usd_of_btc)
+    return reconcile(intent, transfers, token, now, lambda: price, usd_of_btc)
 
 
 def test_nothing_yet_is_awaiting_transfer():
@@ -106,8 +106,16 @@ def test_underpayment_at_the_deadline_credits_what_arrived_and_leaves_the_order_
     assert before.credits == [] and before.status == IntentStatus.CONFIRMING
     outcome = run([transfer(1, 100_000)], now=DEADLINE)
     assert not outcome.settles and outcome.status == IntentStatus.UNDERPAID
-    assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(5_000, "underpayment", "under:pi1")]
+    assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(5_000, "underpayment", "under:bitcoin:tx1:0")]
     assert outcome.dispositions == {"bitcoin:tx1:0": Disposition.CREDITED}
+
+
+def test_an_on_time_transfer_reported_after_an_underpayment_is_credited_under_a_key_of_its_own():
+    # A lagging watcher reports tx2, first seen before the deadline, after the sweep credited tx1.
+    credited = transfer(1, 100_000, disposition=Disposition.CREDITED)
+    outcome = run([credited, transfer(2, 40_000)], now=DEADLINE + timedelta(minutes=10))
+    assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(2_000, "underpayment", "under:bitcoin:tx2:0")]
+    assert outcome.dispositions == {"bitcoin:tx2:0": Disposition.CREDITED}
 
 
 def test_a_transfer_seen_before_the_deadline_still_settles_when_it_confirms_after():
@@ -145,21 +153,26 @@ LATE = DEADLINE + timedelta(minutes=3)
 
 
 @pytest.mark.parametrize(
-    ("transfers", "needed"),
+    ("transfers", "calls"),
     [
-        pytest.param([transfer(1, 200_000)], False, id="on_time"),
-        pytest.param([transfer(1, 200_000, seen=LATE)], True, id="late"),
-        pytest.param([transfer(1, 100_000), transfer(2, 100_000, seen=LATE)], True, id="on_time_and_late"),
-        pytest.param([transfer(1, 200_000, seen=LATE, disposition=Disposition.CREDITED)], False, id="late_credited"),
-        pytest.param([transfer(1, 200_000, TransferState.CONFIRMING, seen=LATE)], False, id="late_confirming"),
-        pytest.param([transfer(1, 200_000, TransferState.REVERTED, seen=LATE)], False, id="late_reverted"),
-        pytest.param([transfer(1, 200_000, seen=LATE, token=USDT)], False, id="late_other_asset"),
+        pytest.param([transfer(1, 200_000)], 0, id="on_time"),
+        pytest.param([transfer(1, 200_000, seen=LATE)], 1, id="late"),
+        pytest.param([transfer(1, 100_000), transfer(2, 100_000, seen=LATE)], 1, id="on_time_and_late"),
+        pytest.param([transfer(1, 200_000, seen=LATE, disposition=Disposition.CREDITED)], 0, id="late_credited"),
+        pytest.param([transfer(1, 200_000, TransferState.CONFIRMING, seen=LATE)], 0, id="late_confirming"),
+        pytest.param([transfer(1, 200_000, TransferState.REVERTED, seen=LATE)], 0, id="late_reverted"),
+        pytest.param([transfer(1, 200_000, seen=LATE, token=USDT)], 0, id="late_other_asset"),
     ],
 )
-def test_only_a_late_transfer_waiting_for_its_credit_needs_the_current_price(transfers, needed):
-    now = DEADLINE + timedelta(minutes=10)
-    assert needs_current_price(INTENT, transfers, None) is needed
-    assert (run(transfers, now=now, price=None) != run(transfers, now=now, price=Fraction(40_000))) is needed
+def test_the_current_price_is_asked_only_for_a_late_transfer_about_to_be_credited(transfers, calls):
+    asked = []
+
+    def current_price():
+        asked.append(1)
+        return Fraction(40_000)
+
+    reconcile(INTENT, transfers, None, DEADLINE + timedelta(minutes=10), current_price, usd_of_btc)
+    assert len(asked) == calls
 
 
 def test_a_second_transfer_after_settlement_is_credited():
@@ -198,7 +211,7 @@ def test_a_token_from_an_unknown_contract_goes_to_review_on_a_token_intent():
 def test_the_right_token_settles_a_token_intent():
     usdt = replace(INTENT, asset="USDT", network="ethereum", amount=100_000_000, rate="1")
     outcome = reconcile(
-        usdt, [transfer(1, 100_000_000, token=USDT)], USDT, T0, Fraction(1), lambda b, p: b * p * 100 // 10**6
+        usdt, [transfer(1, 100_000_000, token=USDT)], USDT, T0, lambda: Fraction(1), lambda b, p: b * p * 100 // 10**6
     )
     assert outcome.settles
 
