@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-29 17:31:54.556210
+Create Date: 2026-11-29 15:51:52.604774
 """
 
 import sqlalchemy as sa
@@ -109,7 +109,6 @@ def upgrade() -> None:
     sa.Column('asset', sqlmodel.sql.sqltypes.AutoString(length=8), nullable=False),
     sa.Column('network', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
     sa.Column('address', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
-    sa.Column('address_key', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
     sa.Column('derivation_index', sa.Integer(), nullable=True),
     sa.Column('amount', kernodeck_kit.types.BaseUnits(length=80), nullable=False),
     sa.Column('amount_usd_cents', sa.Integer(), nullable=False),
@@ -125,7 +124,7 @@ def upgrade() -> None:
     sa.Column('created_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
     sa.Column('updated_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id'),
-    sa.UniqueConstraint('address_key')
+    sa.UniqueConstraint('address')
     )
     with op.batch_alter_table('payment_intents', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_payment_intents_account_id'), ['account_id'], unique=False)
