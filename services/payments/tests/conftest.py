@@ -70,8 +70,16 @@ def configs(rabbit_config, databases, settings):
     CatalogService._cache = None
     yield {
         "catalog": service_config(rabbit_config, databases["catalog"]),
-        "orders": {**service_config(rabbit_config, databases["orders"]), "UNPAID_TTL_MINUTES": 1440, "SWEEP_INTERVAL_S": 3600},
-        "payments": {**service_config(rabbit_config, databases["payments"]), **settings.nameko_config(), "AMQP_URI": rabbit_config["AMQP_URI"]},
+        "orders": {
+            **service_config(rabbit_config, databases["orders"]),
+            "UNPAID_TTL_MINUTES": 1440,
+            "SWEEP_INTERVAL_S": 3600,
+        },
+        "payments": {
+            **service_config(rabbit_config, databases["payments"]),
+            **settings.nameko_config(),
+            "AMQP_URI": rabbit_config["AMQP_URI"],
+        },
     }
     engine = make_engine(databases["payments"])
     with Session(engine) as session:
