@@ -72,12 +72,6 @@ class WatcherSettings(ServiceSettings):
     # Seconds since the watcher last had every block of its node before it reports lagging.
     max_lag_seconds: int = Field(300, ge=1)
 
-    # Token contracts whose transfers count as that token; mainnet's by default
-    # (Tether's and Circle's), a test chain sets its own.
-    usdt_ethereum_contract: str = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
-    usdc_ethereum_contract: str = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
-    usdt_tron_contract: str = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"
-
     poll_interval_s: float = Field(5.0, gt=0)
     standby_retry_s: float = Field(3.0, gt=0)
     status_interval_s: float = Field(5.0, gt=0)
@@ -114,14 +108,6 @@ class WatcherSettings(ServiceSettings):
         if self.network == "ethereum":
             return self.ethereum_ws_url
         return getattr(self, f"{self.network}_zmq_url", "")
-
-    def tokens(self) -> dict[str, str]:
-        """The network's configured token contracts: contract -> symbol."""
-        contracts = {
-            "ethereum": {self.usdt_ethereum_contract: "USDT", self.usdc_ethereum_contract: "USDC"},
-            "tron": {self.usdt_tron_contract: "USDT"},
-        }
-        return {contract: symbol for contract, symbol in contracts.get(self.network, {}).items() if contract}
 
     def nameko_config(self) -> dict:
         return {

@@ -1,7 +1,7 @@
 """A chain client whose node calls are timed and whose failures are counted, per network."""
 
 import time
-from collections.abc import Callable, Collection, Container, Mapping
+from collections.abc import Callable, Collection, Container
 from typing import TypeVar
 
 from kernodeck_watchers import metrics
@@ -24,10 +24,8 @@ class InstrumentedClient:
     def block(self, height: int) -> BlockRef:
         return self._measure("block", self.client.block, height)
 
-    def transfers_in_block(
-        self, block: BlockRef, watched: Container[str], tokens: Mapping[str, str]
-    ) -> list[SeenTransfer]:
-        return self._measure("transfers_in_block", self.client.transfers_in_block, block, watched, tokens)
+    def transfers_in_block(self, block: BlockRef, watched: Container[str]) -> list[SeenTransfer]:
+        return self._measure("transfers_in_block", self.client.transfers_in_block, block, watched)
 
     def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
         return self._measure("pending_transfers", self.client.pending_transfers, watched)

@@ -60,7 +60,7 @@ class WatcherRuntime:
                 "a reorganisation deeper than the remembered blocks: an operator must look",
                 extra={"network": self.network},
             )
-            self.progress.node_failed()
+            self.progress.stuck = True
             return self._failed(error)
         except NodeError as error:
             self.progress.node_failed()
@@ -123,7 +123,6 @@ class WatcherRuntime:
             store=store,
             client=self.client,
             watched=self.watchlist.watched,
-            tokens=self.settings.tokens(),
             progress=self.progress,
             history_blocks=self.settings.history_blocks,
             start_height=self.settings.start_height,

@@ -7,9 +7,11 @@ emits nothing twice.
 """
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+
+from sqlmodel import Session
 
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
@@ -18,7 +20,7 @@ from kernodeck_watchers.chains.base import BlockRef, ChainClient, SeenTransfer
 from kernodeck_watchers.domain import transfers
 from kernodeck_watchers.domain.progress import Progress
 from kernodeck_watchers.domain.reorg import common_ancestor
-from kernodeck_watchers.domain.transfers import State
+from kernodeck_watchers.domain.transfers import Kind, State, Tracked
 from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.journal import Journal, journal
 from kernodeck_watchers.store.queries import (
@@ -35,9 +37,11 @@ from kernodeck_watchers.store.queries import (
 
 log = logging.getLogger(__name__)
 
+Change = tuple[Tracked, Kind]
+
 
 class ReorgTooDeep(Exception):
-    """None of the remembered blocks is on the node's best chain: the watcher stops rather than guess."""
+    """None of the remembered blocks is on the node's best chain: no pass goes on (nor guesses) until one is."""
 
 
 class CursorMoved(Exception):
@@ -49,7 +53,6 @@ class Scanner:
     store: Store
     client: ChainClient
     watched: WatchedAddresses
-    tokens: Mapping[str, str]
     progress: Progress
     history_blocks: int
     start_height: int | None = None
@@ -77,9 +80,10 @@ class Scanner:
             if block.parent_hash != cursor.hash:
                 cursor = self._rewind(cursor, tip)
             else:
-                found = self.client.transfers_in_block(block, self.watched.addresses, self.tokens)
+                found = self.client.transfers_in_block(block, self.watched.addresses)
                 cursor = self._commit_block(cursor, block, found, tip.height)
             self.progress.scanned(cursor.height, self.clock())
+        self.progress.tip_reached(cursor.height, self.clock())
         self._count(cursor)
         self._settle_mempool(pending, mempool_read_at)
 
@@ -130,28 +134,47 @@ class Scanner:
         return ancestor
 
     def _count(self, cursor: Cursor) -> None:
-        with journal(self.store, self.network, self.clock()) as entry:
-            self._check(entry, cursor)
-            for known in tracked_in_state(entry.session, self.network, State.CONFIRMING):
-                counted, kind = transfers.count(known, cursor.height)
-                if kind is not None:
-                    entry.record(counted, kind)
+        def counted(session: Session, now: datetime) -> list[Change]:
+            found = (
+                transfers.count(known, cursor.height)
+                for known in tracked_in_state(session, self.network, State.CONFIRMING)
+            )
+            return [(tracked, kind) for tracked, kind in found if kind is not None]
+
+        self._record(counted, cursor)
 
     def _settle_mempool(self, pending: list[SeenTransfer], read_at: datetime) -> None:
         """New mempool transfers are seen; tracked ones no longer there, and not mined, were dropped or replaced."""
         still = {(seen.txid, seen.index) for seen in pending}
-        with journal(self.store, self.network, self.clock()) as entry:
+
+        def settled(session: Session, now: datetime) -> list[Change]:
+            changes = []
             for seen in pending:
-                known = get_tracked(entry.session, self.network, seen.txid, seen.index)
-                noticed, kind = transfers.in_mempool(known, seen, entry.now, self._required(seen))
+                known = get_tracked(session, self.network, seen.txid, seen.index)
+                noticed, kind = transfers.in_mempool(known, seen, now, self._required(seen))
                 if kind is not None:
-                    entry.record(noticed, kind)
-            for known in tracked_in_state(entry.session, self.network, State.SEEN):
+                    changes.append((noticed, kind))
+            for known in tracked_in_state(session, self.network, State.SEEN):
                 # Judged only on what the read looked for: not an address whose watch ended, nor one
                 # first noticed after the read (by "J'ai payé").
                 looked_for = known.address in self.watched.addresses and known.occurred_at < read_at
                 if looked_for and (known.txid, known.index) not in still:
-                    entry.record(*transfers.reverted(known))
+                    changes.append(transfers.reverted(known))
+            return changes
+
+        self._record(settled)
+
+    def _record(self, changes: Callable[[Session, datetime], list[Change]], cursor: Cursor | None = None) -> None:
+        """What `changes` finds, judged again under the journal's lock; most passes find nothing, and then take no
+        turn on the sequence."""
+        with self.store.read() as session:
+            if not changes(session, self.clock()):
+                return
+        with journal(self.store, self.network, self.clock()) as entry:
+            if cursor is not None:
+                self._check(entry, cursor)
+            for tracked, kind in changes(entry.session, entry.now):
+                entry.record(tracked, kind)
 
     def _required(self, seen: SeenTransfer) -> int:
         return self.watched.required(seen.address)

@@ -49,7 +49,7 @@ class Watchlist:
             self.row(
                 entry["address"],
                 entry["payment_id"],
-                datetime.fromisoformat(entry["watch_until"].replace("Z", "+00:00")),
+                datetime.fromisoformat(entry["watch_until"]),
                 entry["required_confirmations"],
                 entry.get("token"),
                 now,

@@ -8,7 +8,7 @@ network's own coin. Matching a block against the watched addresses is a
 hash lookup per output or log (`Watched.get`), never a loop over addresses.
 """
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -52,13 +52,9 @@ class ChainClient(Protocol):
     def block(self, height: int) -> BlockRef:
         """The block at `height` on the node's best chain."""
 
-    def transfers_in_block(self, block: BlockRef, watched: Watched, tokens: Mapping[str, str]) -> list[SeenTransfer]:
-        """Every transfer in `block` to a watched address: native coin, and tokens whose contract is in `tokens`.
-
-        `tokens` maps contract -> symbol for the configured token contracts; a
-        token transfer from any other contract to a watched address is still
-        returned (with its contract), so that payments records it as unknown.
-        """
+    def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
+        """Every transfer in `block` to a watched address: native coin, and tokens of any contract (their
+        `token`); payments tells the contracts it accepts from the others, which it records as unknown."""
 
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         """Transfers to watched addresses not yet in a block (mempool); [] where the network has none to show."""

@@ -7,9 +7,9 @@ unique:
 
 - ETH sent by a transaction to a watched address: index 0, once its receipt
   says the transaction succeeded (receipts are asked for matches only);
-- Transfer(from, to, value) logs to a watched address from ANY contract (the
-  core tells configured tokens from unknown ones; `tokens` is not needed
-  here): index = the log's logIndex, token = the log's contract;
+- Transfer(from, to, value) logs to a watched address from ANY contract
+  (payments tells the tokens it accepts from unknown ones): index = the log's
+  logIndex, token = the log's contract;
 - ETH sent to a watched address by a contract (an internal transfer: a CALL,
   CREATE or SELFDESTRUCT frame with value, from `debug_traceBlockByHash` with
   the callTracer), outside any reverted frame: index = -n, n being the frame's
@@ -27,7 +27,7 @@ Ethereum has no mempool the watcher relies on: `pending_transfers` is [].
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,12 +124,9 @@ def match_block(contents: BlockContents, watched: Watched) -> list[SeenTransfer]
 
 
 class EthereumClient:
-    """ChainClient for Ethereum JSON-RPC. `activity_blocks`: how far back `address_activity` looks."""
-
-    def __init__(self, rpc_url: str, network: str = "ethereum", timeout_s: float = 30.0, activity_blocks: int = 128):
+    def __init__(self, rpc_url: str, network: str = "ethereum", timeout_s: float = 30.0):
         self.network = network
         self.rpc = JsonRpc(rpc_url, timeout_s)
-        self.activity_blocks = activity_blocks
         self.traces = True  # until the node says it lacks debug_traceBlockByHash
 
     def normalize(self, address: str) -> str:
@@ -175,7 +172,7 @@ class EthereumClient:
         )
         return None
 
-    def transfers_in_block(self, block: BlockRef, watched: Watched, tokens: Mapping[str, str]) -> list[SeenTransfer]:
+    def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
         return self._succeeded(match_block(self.fetch_block(block), watched))
 
     def _succeeded(self, transfers: list[SeenTransfer]) -> list[SeenTransfer]:
@@ -197,19 +194,18 @@ class EthereumClient:
 
     def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
         """Token transfers to `addresses` (one eth_getLogs) and the ETH that transactions sent them, in the
-        blocks since `since_height`, at most the last `activity_blocks`. Internal transfers would need every
-        block traced: a balance larger than the ETH found is logged for an operator instead."""
+        blocks since `since_height`. Internal transfers would need every block traced: a balance larger than the
+        ETH found is logged for an operator instead."""
         wanted = {self.normalize(address) for address in addresses}
         watched = sorted(wanted)
         tip = self.tip().height
-        start = max(since_height, tip - self.activity_blocks + 1, 0)
         to_topics = ["0x" + address[2:].rjust(64, "0") for address in watched]
-        log_filter = {"fromBlock": hex(start), "toBlock": hex(tip), "topics": [TRANSFER_TOPIC, None, to_topics]}
+        log_filter = {"fromBlock": hex(since_height), "toBlock": hex(tip), "topics": [TRANSFER_TOPIC, None, to_topics]}
         balance_calls = [("eth_getBalance", [address, hex(tip)]) for address in watched]
         logs, *balances = map(ok, self.rpc.batch([("eth_getLogs", [log_filter]), *balance_calls]))
         found = [(t, int(e["blockNumber"], 16)) for e in logs for t in token_transfers([e], wanted)]
         native = []
-        for first in range(start, tip + 1, BATCH_BLOCKS):
+        for first in range(since_height, tip + 1, BATCH_BLOCKS):
             calls = [("eth_getBlockByNumber", [hex(h), True]) for h in range(first, min(first + BATCH_BLOCKS, tip + 1))]
             for block in filter(None, map(ok, self.rpc.batch(calls))):  # None: a reorg shortened the chain
                 native += [(t, int(block["number"], 16)) for t in native_transfers(block["transactions"], wanted)]
@@ -219,6 +215,11 @@ class EthereumClient:
             if int(balance, 16) > sum(t.amount for t, _ in found if t.token is None and t.address == address):
                 log.warning(
                     "balance without a matching ETH transfer (internal, or older than the window)",
-                    extra={"network": self.network, "address": address, "balance": int(balance, 16), "since": start},
+                    extra={
+                        "network": self.network,
+                        "address": address,
+                        "balance": int(balance, 16),
+                        "since": since_height,
+                    },
                 )
         return found

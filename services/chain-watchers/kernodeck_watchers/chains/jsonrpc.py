@@ -10,9 +10,10 @@ import base64
 import http.client
 import itertools
 import json
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
-from urllib.error import HTTPError, URLError
+from urllib.error import HTTPError
 from urllib.parse import unquote, urlsplit, urlunsplit
 from urllib.request import Request, urlopen
 
@@ -37,7 +38,7 @@ class JsonRpc:
         self.url = urlunsplit(parts)
         self.timeout_s = timeout_s
         self.version = version
-        self.headers = {"Content-Type": "application/json"}
+        self.headers: dict[str, str] = {}
         if user or password:
             self.headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
         self._ids = itertools.count(1)
@@ -69,21 +70,29 @@ class JsonRpc:
         return {"jsonrpc": self.version, "id": id_, "method": method, "params": params}
 
     def _post(self, payload: Any, method: str) -> Any:
-        request = Request(self.url, data=json.dumps(payload).encode(), headers=self.headers)
+        return post_json(self.url, payload, self.timeout_s, self.headers, method)
+
+
+def post_json(url: str, payload: Any, timeout_s: float, headers: Mapping[str, str], what: str) -> Any:
+    """POST `payload` as JSON; the answer, parsed. Any failure is a NodeError about `what`, never naming the URL.
+
+    The JSON body of an HTTP error is an answer too: Bitcoin Core answers an RPC error with HTTP 500 (404 for
+    an unknown method).
+    """
+    request = Request(url, data=json.dumps(payload).encode(), headers={**headers, "Content-Type": "application/json"})
+    try:
         try:
-            with urlopen(request, timeout=self.timeout_s) as response:
-                body = response.read()
+            response = urlopen(request, timeout=timeout_s)
         except HTTPError as error:
-            # Bitcoin Core answers an RPC error with HTTP 500 (404 for an unknown method) and a JSON body.
-            body = error.read()
-            if not body:
-                raise NodeError(f"{method}: HTTP {error.code} from the node") from None
-        except (URLError, OSError, http.client.HTTPException) as error:
-            raise NodeError(f"{method}: the node cannot be reached ({error})") from None
-        try:
-            return json.loads(body, parse_float=Decimal)
-        except ValueError:
-            raise NodeError(f"{method}: the node answered something other than JSON") from None
+            response = error
+        with response:
+            body = response.read()
+    except (OSError, http.client.HTTPException) as error:  # refused, timed out, cut short (URLError is an OSError)
+        raise NodeError(f"{what}: the node cannot be reached ({error})") from None
+    try:
+        return json.loads(body, parse_float=Decimal)
+    except ValueError:
+        raise NodeError(f"{what}: the node answered HTTP {response.status} with something other than JSON") from None
 
 
 def _result(method: str, reply: dict) -> Any:

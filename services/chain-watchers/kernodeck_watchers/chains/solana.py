@@ -20,7 +20,7 @@ keys (the token account's for tokens). Solana has no mempool to show.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 
 from .base import BlockRef, NodeError, SeenTransfer, Watched
 from .jsonrpc import JsonRpc, RpcError
@@ -60,8 +60,8 @@ class SolanaClient:
         self._last_block = (height, block)
         return _ref(height, block)
 
-    def transfers_in_block(self, block: BlockRef, watched: Watched, tokens: Mapping[str, str]) -> list[SeenTransfer]:
-        """`tokens` filters nothing here: every SPL mint comes back, the mint as `token`."""
+    def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
+        """Every SPL mint comes back, the mint as `token`."""
         if block.hash == block.parent_hash:
             return []  # a skipped slot
         height, raw = self._last_block or (None, None)

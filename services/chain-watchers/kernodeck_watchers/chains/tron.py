@@ -1,19 +1,12 @@
 """Tron through a full node's HTTP API (java-tron, TronGrid and alike), TRX and TRC-20.
 
-Which blocks the watcher sees:
-
-* ``solidified=False`` (the default): tip, blocks and transaction infos come
-  from ``/wallet/*``, the latest blocks, and Tron is counted like every other
-  chain: ``tip - height + 1`` confirmations, a rollback on a parent-hash
-  mismatch. Payments asks 19 confirmations for Tron, which is what
-  solidification waits for (more than 2/3 of the 27 super representatives
-  building on a block, about a minute), and a transfer is ``seen`` within a
-  block (3 s).
-* ``solidified=True``: the same from ``/walletsolidity/*``. Every block is
-  then final and no reorg reaches the watcher, but counting the required
-  confirmations on top of solidification doubles the wait, and ``seen`` comes
-  a minute late; only for a node whose latest blocks are not to be trusted,
-  with the required confirmations set to 1.
+Tip, blocks and transaction infos come from ``/wallet/*``, the latest blocks,
+and Tron is counted like every other chain: ``tip - height + 1``
+confirmations, a rollback on a parent-hash mismatch. Payments asks 19
+confirmations for Tron, which is what solidification waits for (more than 2/3
+of the 27 super representatives building on a block, about a minute), and a
+transfer is ``seen`` within a block (3 s). Reading ``/walletsolidity/*``
+instead would double that wait and show ``seen`` a minute late.
 
 Transfers: TRX is a ``TransferContract`` (``amount`` in sun, index 0); a
 TRC-20 transfer is a ``Transfer(address,address,uint256)`` log of the
@@ -23,11 +16,10 @@ SUCCESS count. Addresses are base58check (T...), matched as given.
 """
 
 import hashlib
-import json
-import urllib.request
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 
 from .base import BlockRef, NodeError, SeenTransfer, Watched
+from .jsonrpc import post_json
 
 TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 _ADDRESS_PADDING = "0" * 24
@@ -46,12 +38,10 @@ def base58check(payload: bytes) -> str:
 
 
 class TronClient:
-    def __init__(self, base_url: str, network: str = "tron", solidified: bool = False, timeout_s: float = 10.0):
+    def __init__(self, base_url: str, network: str = "tron", timeout_s: float = 10.0):
         self.network = network
         self.base_url = base_url.rstrip("/")
-        self.solidified = solidified
         self.timeout_s = timeout_s
-        self._api = "/walletsolidity/" if solidified else "/wallet/"
 
     def normalize(self, address: str) -> str:
         return address
@@ -62,8 +52,8 @@ class TronClient:
     def block(self, height: int) -> BlockRef:
         return block_ref(self._block("getblockbynum", {"num": height}))
 
-    def transfers_in_block(self, block: BlockRef, watched: Watched, tokens: Mapping[str, str]) -> list[SeenTransfer]:
-        """TRX and TRC-20 transfers to watched addresses; every token contract counts (see base)."""
+    def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
+        """TRX and TRC-20 transfers to watched addresses, whatever the token contract."""
         raw = self._block("getblockbyid", {"value": block.hash})
         infos = self._infos(block, {tx["txID"] for tx in raw.get("transactions", [])})
         return block_transfers(raw, infos, watched)
@@ -78,14 +68,14 @@ class TronClient:
         return [
             (transfer, height)
             for height in range(since_height, tip.height + 1)
-            for transfer in self.transfers_in_block(self.block(height), watched, {})
+            for transfer in self.transfers_in_block(self.block(height), watched)
         ]
 
     # -- the node --------------------------------------------------------------
     def _block(self, endpoint: str, body: dict) -> dict:
         block = self._post(endpoint, body)
         if not block:
-            raise NodeError(f"{self._api}{endpoint} {body}: no such block")
+            raise NodeError(f"{endpoint} {body}: no such block")
         return block
 
     def _infos(self, block: BlockRef, txids: set[str]) -> list[dict]:
@@ -96,17 +86,10 @@ class TronClient:
         return infos
 
     def _post(self, endpoint: str, body: dict) -> dict | list:
-        url = f"{self.base_url}{self._api}{endpoint}"
-        request = urllib.request.Request(
-            url, data=json.dumps({**body, "visible": True}).encode(), headers={"Content-Type": "application/json"}
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                answer = json.loads(response.read())
-        except (OSError, ValueError) as error:  # refused, timed out, HTTP error, not JSON
-            raise NodeError(f"{url}: {error}") from error
+        url = f"{self.base_url}/wallet/{endpoint}"
+        answer = post_json(url, {**body, "visible": True}, self.timeout_s, {}, endpoint)
         if isinstance(answer, dict) and "Error" in answer:
-            raise NodeError(f"{url}: {answer['Error']}")
+            raise NodeError(f"{endpoint}: {answer['Error']}")
         return answer
 
 

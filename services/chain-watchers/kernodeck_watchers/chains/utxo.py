@@ -15,7 +15,7 @@ node) and misses outputs already spent, while a payment the scanner missed
 is recent by nature.
 """
 
-from collections.abc import Collection, Container, Iterable, Iterator, Mapping
+from collections.abc import Collection, Container, Iterable, Iterator
 from decimal import Decimal
 
 from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
@@ -31,11 +31,11 @@ BATCH = 500
 Output = tuple[int, str, int]  # output index, address, base units
 
 
-def to_base_units(value: Decimal | int, decimals: int = DECIMALS) -> int:
+def to_base_units(value: Decimal | int) -> int:
     """An amount in whole coins as base units; refuse one finer than a base unit rather than round it."""
-    units = Decimal(value).scaleb(decimals)
+    units = Decimal(value).scaleb(DECIMALS)
     if units != units.to_integral_value():
-        raise ValueError(f"{value} has more than {decimals} decimals")
+        raise ValueError(f"{value} has more than {DECIMALS} decimals")
     return int(units)
 
 
@@ -84,9 +84,7 @@ class UtxoClient:
     def block(self, height: int) -> BlockRef:
         return self._header(self.rpc.call("getblockhash", height))
 
-    def transfers_in_block(
-        self, block: BlockRef, watched: Container[str], tokens: Mapping[str, str]
-    ) -> list[SeenTransfer]:
+    def transfers_in_block(self, block: BlockRef, watched: Container[str]) -> list[SeenTransfer]:
         return match(self.rpc.call("getblock", block.hash, 2)["tx"], watched)
 
     def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:

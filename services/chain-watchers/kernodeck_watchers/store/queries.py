@@ -161,9 +161,12 @@ def _tracked(row: TrackedTransferRow) -> Tracked:
 
 def lock_sequence(session: Session, network: str) -> int:
     """The network's last sequence, locked until the transaction ends: emitting transactions take turns."""
-    insert_missing(session, [SequenceRow(network=network, value=0)])
     query = select(SequenceRow).where(SequenceRow.network == network).with_for_update()
-    return session.exec(query).one().value
+    row = session.exec(query).first()
+    if row is None:  # the network's first event: the row is made once, whoever gets there first
+        insert_missing(session, [SequenceRow(network=network, value=0)])
+        row = session.exec(query).one()
+    return row.value
 
 
 def save_sequence(session: Session, network: str, value: int) -> None:

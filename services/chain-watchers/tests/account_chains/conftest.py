@@ -101,11 +101,7 @@ class EthereumChain(FreshAddresses):
         return self.tokens["FAKE_USDT"]
 
     def watcher_fields(self) -> dict:
-        return {
-            "ethereum_rpc_url": self.node.rpc_url,
-            "usdt_ethereum_contract": self.tokens["USDT"],
-            "usdc_ethereum_contract": self.tokens["USDC"],
-        }
+        return {"ethereum_rpc_url": self.node.rpc_url}
 
     def payments_fields(self) -> dict:
         return {
@@ -207,7 +203,7 @@ class TronChain(FreshAddresses, _Restartable):
         self.fake_usdt = self.double.deploy_trc20("USDT", 6, 10**15)
 
     def watcher_fields(self) -> dict:
-        return {"tron_url": self.double.url, "usdt_tron_contract": self.usdt}
+        return {"tron_url": self.double.url}
 
     def payments_fields(self) -> dict:
         return {"tron_chain": "regtest", "tron_xpub": TRON_XPUB, "usdt_tron_contract": self.usdt}

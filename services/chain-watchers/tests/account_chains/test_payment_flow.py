@@ -166,11 +166,11 @@ def test_the_standby_takes_over_a_killed_active_replica_without_missing_or_repea
     scan_block = chain.client_class.transfers_in_block
     reached, never = eventlet.event.Event(), eventlet.event.Event()
 
-    def held_back_scan(self, block, watched, tokens):
+    def held_back_scan(self, block, watched):
         if block.height == hold_at and not reached.ready():
             reached.send()
             never.wait()  # the active replica is killed here, in the middle of its pass
-        return scan_block(self, block, watched, tokens)
+        return scan_block(self, block, watched)
 
     monkeypatch.setattr(chain.client_class, "transfers_in_block", held_back_scan)
     paid = {chain.pay(payment, payment["amount_base_units"]): payment for _, payment in intents}

@@ -4,7 +4,7 @@ with the service's own scripts. Tests reach the fake and the helpers through fix
 import hashlib
 import itertools
 import json
-from collections.abc import Callable, Collection, Container, Mapping
+from collections.abc import Callable, Collection, Container
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -107,9 +107,7 @@ class FakeChain:
         self._then("block")
         return ref
 
-    def transfers_in_block(
-        self, block: BlockRef, watched: Container[str], tokens: Mapping[str, str]
-    ) -> list[SeenTransfer]:
+    def transfers_in_block(self, block: BlockRef, watched: Container[str]) -> list[SeenTransfer]:
         self._answer("transfers_in_block")
         return [t for t in self.known[block.hash].transfers if t.address in watched]
 
@@ -212,7 +210,6 @@ def make_scanner(store, chain, watched, clock):
             "store": store,
             "client": chain,
             "watched": watched,
-            "tokens": {},
             "progress": Progress(since=clock()),
             "history_blocks": 20,
             "clock": clock,

@@ -35,13 +35,6 @@ def test_node_settings_come_from_the_environment(monkeypatch):
     assert WatcherSettings(network="tron").block_notify_url == ""
 
 
-def test_token_contracts_belong_to_their_network():
-    assert WatcherSettings(network="bitcoin").tokens() == {}
-    assert WatcherSettings(network="tron").tokens() == {"TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t": "USDT"}
-    ethereum = WatcherSettings(network="ethereum", usdc_ethereum_contract="").tokens()
-    assert ethereum == {"0xdAC17F958D2ee523a2206206994597C13D831ec7": "USDT"}
-
-
 def test_the_settings_reach_the_container_whole():
     settings = WatcherSettings(network="litecoin", poll_interval_s=0.5, litecoin_rpc_password="secret")
     config = settings.nameko_config()

@@ -276,3 +276,21 @@ def test_a_large_answer_from_payments_is_stored_once_in_batches(runtime, store, 
     assert len(runtime.watchlist.watched) == len(restarted.watchlist.watched) == 2_500
     with store.read() as session:
         assert session.execute(text("SELECT count(*) FROM watched_addresses")).scalar() == 2_500
+
+
+def test_after_a_reorganisation_too_deep_the_status_lags_until_a_pass_reaches_the_tip(chain, store, payments, lock):
+    runtime = WatcherRuntime(SETTINGS.model_copy(update={"history_blocks": 10}), chain, lock)
+    runtime.turn(store, payments)
+    chain.mine_empty(10)
+    runtime.turn(store, payments)
+    followed = list(chain.best)
+    chain.reorg(10, *[[]] * 10)  # every remembered block orphaned
+    assert runtime.turn(store, payments) == 1
+    during = []
+    chain.then["block"] = lambda: during.append(runtime.report_status(store))  # the node answers meanwhile
+    runtime.turn(store, payments)
+    (status,) = during
+    assert status.lagging
+    chain.best = followed  # the node is back on the chain the watcher followed
+    assert runtime.turn(store, payments) == 0.5
+    assert not runtime.report_status(store).lagging

@@ -3,9 +3,11 @@
 from datetime import UTC, datetime
 
 import pytest
+from sqlalchemy import event
 
+from kernodeck_watchers import journal
 from kernodeck_watchers.chains.base import NodeError
-from kernodeck_watchers.store.queries import get_cursor, scanned_blocks
+from kernodeck_watchers.store.queries import get_cursor, lock_sequence, scanned_blocks
 
 ALICE, BOB, STRANGER = "alice", "bob", "stranger"
 
@@ -180,3 +182,32 @@ def test_a_node_error_stops_the_pass_and_the_next_pass_resumes_where_it_stopped(
     chain.down = False
     scanner.run()
     assert events.kinds() == [("transfer_seen", payment.txid, 1)]
+
+
+def test_a_pass_with_nothing_to_record_takes_no_turn_on_the_sequence(make_scanner, chain, pay, monkeypatch):
+    scanner = make_scanner()
+    scanner.run()
+    chain.mine(pay(ALICE, 1))
+    chain.send(pay(ALICE, 2))
+    scanner.run()  # one transfer confirming, one in the mempool
+    turns = []
+    monkeypatch.setattr(
+        journal, "lock_sequence", lambda session, network: turns.append(network) or lock_sequence(session, network)
+    )
+    scanner.run()
+    assert turns == []
+    chain.mine_empty()
+    scanner.run()
+    assert turns == [chain.network] * 2  # the block, then the confirmation it adds
+
+
+def test_the_sequence_row_is_made_once(make_scanner, store, chain, pay):
+    statements = []
+    event.listen(
+        store.engine, "before_cursor_execute", lambda conn, cursor, statement, *rest: statements.append(statement)
+    )
+    scanner = make_scanner()
+    for _ in range(3):
+        chain.mine(pay(ALICE, 1))
+        scanner.run()
+    assert sum(statement.startswith("INSERT INTO watcher_sequences") for statement in statements) == 1

@@ -61,3 +61,9 @@ def test_looking_twice_records_nothing_new(make_scanner, store, chain, events, c
     assert look_at(store, chain, {LATE: 2}, 10, clock) == 2
     assert look_at(store, chain, {LATE: 2}, 10, clock) == 0
     assert [event["sequence"] for event in events.all()] == [1, 2]
+
+
+def test_a_look_before_any_scan_numbers_its_events_from_one(store, chain, events, clock, pay):
+    chain.send(pay(LATE, 5))
+    assert look_at(store, chain, {LATE: 2}, 10, clock) == 1
+    assert [event["sequence"] for event in events.all()] == [1]

@@ -4,7 +4,6 @@ import logging
 
 from infra.devnet.tokens import forward_eth, send, transfer_token
 from kernodeck_watchers.chains.base import SeenTransfer
-from kernodeck_watchers.chains.ethereum import EthereumClient
 
 
 def height(receipt: dict) -> int:
@@ -32,16 +31,6 @@ def test_recent_eth_and_token_transfers_are_reported_with_their_heights(anvil, c
     ]
     assert height(before) < height(eth)
     assert "balance without a matching ETH transfer" in caplog.text  # the wei sent before since_height
-
-
-def test_only_the_last_activity_blocks_are_read(anvil, new_address):
-    address = new_address()
-    old = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x5"}))
-    recent = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x6"}))
-
-    found = EthereumClient(anvil.rpc_url, activity_blocks=1).address_activity([address], since_height=height(old))
-
-    assert found == [(SeenTransfer(recent["transactionHash"], 0, address, None, 6), height(recent))]
 
 
 def test_an_internal_transfer_shows_only_as_a_logged_balance(anvil, client, forwarder, new_address, caplog):

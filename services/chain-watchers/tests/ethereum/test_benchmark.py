@@ -54,7 +54,7 @@ def test_matching_is_under_a_tenth_of_fetch_and_parse(anvil, client, tokens, one
     client.traces = False  # anvil traces a block in quadratic time: time the rest on its own
     fetch_s, _ = best_of(5, lambda: client.fetch_block(ref))
     match_s, matched = best_of(5, lambda: match_block(contents, watched))
-    total_s, found = best_of(5, lambda: client.transfers_in_block(ref, watched, {}))
+    total_s, found = best_of(5, lambda: client.transfers_in_block(ref, watched))
 
     set_mb = (sys.getsizeof(watched) + sum(map(sys.getsizeof, watched))) / 2**20
     print(

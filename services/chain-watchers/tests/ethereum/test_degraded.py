@@ -70,8 +70,8 @@ def test_without_traces_internal_transfers_are_counted_as_unseen_and_the_rest_is
         sent.append(forward_eth(anvil, forwarder, watched, 9))
     ref = client.block(int(sent.receipts[0]["blockNumber"], 16))
 
-    first = client.transfers_in_block(ref, {watched}, {})
-    again = client.transfers_in_block(ref, {watched}, {})
+    first = client.transfers_in_block(ref, {watched})
+    again = client.transfers_in_block(ref, {watched})
 
     log_index = int(sent.receipts[1]["logs"][0]["logIndex"], 16)
     assert first == [

@@ -16,7 +16,7 @@ def test_eth_to_a_watched_address_is_found_and_others_are_not(anvil, client, one
         sent.append(send(anvil, {"to": other, "value": hex(10**18)}))
         sent.append(send(anvil, {"to": watched.upper().replace("0X", "0x"), "value": hex(12_345_678_901_234_567)}))
 
-    found = client.transfers_in_block(ref_of(sent.receipts[0]), {watched}, {})
+    found = client.transfers_in_block(ref_of(sent.receipts[0]), {watched})
 
     assert found == [SeenTransfer(sent[1], 0, watched, None, 12_345_678_901_234_567)]
 
@@ -29,7 +29,7 @@ def test_token_transfers_carry_the_contract_that_logged_them(anvil, client, toke
         sent.append(transfer_token(anvil, tokens["FAKE_USDT"], watched, 25_000_000))  # symbol USDT too
         sent.append(transfer_token(anvil, tokens["USDC"], new_address(), 5))
 
-    found = client.transfers_in_block(ref_of(sent.receipts[0]), {watched}, {tokens["USDT"]: "USDT"})
+    found = client.transfers_in_block(ref_of(sent.receipts[0]), {watched})
 
     log_index = [int(r["logs"][0]["logIndex"], 16) for r in sent.receipts]
     assert sorted(found, key=lambda t: t.index) == [
@@ -44,7 +44,7 @@ def test_an_internal_transfer_is_found_under_its_call_position(anvil, client, fo
     watched = new_address()
     receipt = anvil.wait_receipt(forward_eth(anvil, forwarder, watched, 3 * 10**15))
 
-    found = client.transfers_in_block(ref_of(receipt), {watched, forwarder}, {})
+    found = client.transfers_in_block(ref_of(receipt), {watched, forwarder})
 
     # the payment to the forwarder itself is the transaction's (index 0); what it sends on is frame 1
     assert found == [
@@ -64,8 +64,8 @@ def test_several_transfers_of_one_transaction_have_distinct_indexes(anvil, clien
         send_call(anvil, disperse, "disperseToken(address,address[],uint256[])", tokens["USDC"], [a, b], [4, 5])
     )
 
-    eth_found = client.transfers_in_block(ref_of(eth), {a, b}, {})
-    usdc_found = client.transfers_in_block(ref_of(usdc), {a, b}, {})
+    eth_found = client.transfers_in_block(ref_of(eth), {a, b})
+    usdc_found = client.transfers_in_block(ref_of(usdc), {a, b})
 
     txid = eth["transactionHash"]
     assert eth_found == [
@@ -90,7 +90,7 @@ def test_failed_transactions_and_reverted_calls_are_not_reported(
         sent.append(transfer_token(anvil, tokens["USDC"], paid, 10**18, gas=100_000))  # more than the balance
         sent.append(send(anvil, {"to": paid, "value": hex(5)}))
 
-    found = client.transfers_in_block(ref_of(sent.receipts[0]), {paid, refusing}, {})
+    found = client.transfers_in_block(ref_of(sent.receipts[0]), {paid, refusing})
 
     assert [r["status"] for r in sent.receipts] == ["0x0", "0x0", "0x1", "0x0", "0x1"]
     assert found == [SeenTransfer(sent[4], 0, paid, None, 5)]
@@ -120,15 +120,15 @@ def test_a_reorg_replaces_the_block_and_drops_its_transfer(anvil, client, ref_of
     watched = new_address()
     receipt = anvil.wait_receipt(send(anvil, {"to": watched, "value": hex(10**15)}))
     old = ref_of(receipt)
-    assert len(client.transfers_in_block(old, {watched}, {})) == 1
+    assert len(client.transfers_in_block(old, {watched})) == 1
 
     anvil.rpc("anvil_reorg", 1, [])  # the last block again, without its transactions
 
     new = client.block(old.height)
     assert (new.hash != old.hash, new.parent_hash) == (True, old.parent_hash)
-    assert client.transfers_in_block(new, {watched}, {}) == []
+    assert client.transfers_in_block(new, {watched}) == []
     with pytest.raises(NodeError):
-        client.transfers_in_block(old, {watched}, {})
+        client.transfers_in_block(old, {watched})
 
 
 def test_snapshot_and_revert_give_another_block_at_the_same_height(anvil, client, ref_of, new_address):
@@ -141,7 +141,7 @@ def test_snapshot_and_revert_give_another_block_at_the_same_height(anvil, client
 
     new = ref_of(replacement)
     assert (new.height, new.parent_hash) == (old.height, old.parent_hash) and new.hash != old.hash
-    assert [t.amount for t in client.transfers_in_block(new, {watched}, {})] == [2 * 10**15]
+    assert [t.amount for t in client.transfers_in_block(new, {watched})] == [2 * 10**15]
 
 
 def test_pending_transfers_are_none_on_ethereum(client, new_address):

@@ -29,11 +29,11 @@ def test_a_transfer_to_a_watched_address_is_found_with_its_exact_amount_in_its_s
     client = SolanaClient(node.url, commitment="confirmed")
 
     assert client.tip().height == slot
-    transfers = client.transfers_in_block(client.block(slot), {str(watched)}, {})
+    transfers = client.transfers_in_block(client.block(slot), {str(watched)})
 
     # account keys: [payer, recipient, System program]
     assert transfers == [SeenTransfer(signature, 1, str(watched), None, 1_234_567)]
-    assert client.transfers_in_block(client.block(slot - 1), {str(watched)}, {}) == []
+    assert client.transfers_in_block(client.block(slot - 1), {str(watched)}) == []
 
 
 def test_a_transfer_to_an_unwatched_address_is_ignored(node, wallet, payer):
@@ -43,7 +43,7 @@ def test_a_transfer_to_an_unwatched_address_is_ignored(node, wallet, payer):
     # the System program is in the transaction too, its balance unchanged
     watched = {str(Keypair().pubkey()), "11111111111111111111111111111111"}
 
-    assert client.transfers_in_block(client.block(slot), watched, {}) == []
+    assert client.transfers_in_block(client.block(slot), watched) == []
 
 
 def test_a_block_is_fetched_once_and_a_changed_one_is_refused(node, wallet, payer, monkeypatch):
@@ -56,14 +56,14 @@ def test_a_block_is_fetched_once_and_a_changed_one_is_refused(node, wallet, paye
     monkeypatch.setattr(node.rpc_handler, "call", lambda name, params: calls.append(name) or answer(name, params))
 
     ref = client.block(slot)
-    assert len(client.transfers_in_block(ref, {str(watched)}, {})) == 1
+    assert len(client.transfers_in_block(ref, {str(watched)})) == 1
     assert calls == ["getBlock"]
 
     node.rpc("double_dropBlocks", 2)  # the block at that slot is gone
     node.rpc("double_produceBlocks", 2)
     client.block(slot - 1)
     with pytest.raises(NodeError):
-        client.transfers_in_block(ref, {str(watched)}, {})
+        client.transfers_in_block(ref, {str(watched)})
 
 
 def test_a_failed_transfer_is_not_reported_though_its_block_holds_it(node, wallet, payer):
@@ -75,7 +75,7 @@ def test_a_failed_transfer_is_not_reported_though_its_block_holds_it(node, walle
     block = node.rpc("getBlock", slot, {"commitment": "confirmed"})
     assert [t["transaction"]["signatures"][0] for t in block["transactions"]] == [signature]
     assert block["transactions"][0]["meta"]["err"] == {"InstructionError": [0, {"Custom": 1}]}
-    assert client.transfers_in_block(client.block(slot), {str(watched), str(payer.pubkey())}, {}) == []
+    assert client.transfers_in_block(client.block(slot), {str(watched), str(payer.pubkey())}) == []
     assert client.address_activity([str(watched)], 0) == []
 
 
@@ -92,14 +92,14 @@ def test_a_transfer_is_seen_at_confirmed_before_it_is_finalized(node, wallet, pa
 
     node.rpc("double_produceBlocks", 1)
     assert confirmed.tip().height == slot
-    assert [t.amount for t in confirmed.transfers_in_block(confirmed.block(slot), {str(watched)}, {})] == [5_000_000]
+    assert [t.amount for t in confirmed.transfers_in_block(confirmed.block(slot), {str(watched)})] == [5_000_000]
     assert finalized.tip().height < slot
     with pytest.raises(NodeError):
         finalized.block(slot)  # not finalized yet: the node has no finalized block there
 
     node.rpc("double_produceBlocks", 30)
     assert finalized.tip().height == slot
-    assert [t.txid for t in finalized.transfers_in_block(finalized.block(slot), {str(watched)}, {})] == [signature]
+    assert [t.txid for t in finalized.transfers_in_block(finalized.block(slot), {str(watched)})] == [signature]
 
 
 # getBlock answers a skipped slot with -32007 once finalized, with -32004 above the finalized root
@@ -124,7 +124,7 @@ def test_skipped_slots_scan_as_empty_refs_that_keep_the_parent_chain(node, walle
         paid_slot + 2,
     ]
     assert skipped[0].hash == refs[paid_slot - 4].hash  # the newest block before the gap
-    found = {ref.height: client.transfers_in_block(ref, {str(watched)}, {}) for ref in refs}
+    found = {ref.height: client.transfers_in_block(ref, {str(watched)}) for ref in refs}
     assert {h: [(t.txid, t.amount) for t in ts] for h, ts in found.items() if ts} == {
         paid_slot: [(signature, 7_000_000)]
     }
@@ -137,7 +137,7 @@ def test_a_dropped_fork_changes_the_hash_at_its_heights_and_takes_the_transfer_a
     node.rpc("double_produceBlocks", 1)
     client = SolanaClient(node.url, commitment="confirmed")
     before = scan(client, paid_slot - 1, paid_slot + 1)
-    assert len(client.transfers_in_block(before[1], {str(watched)}, {})) == 1
+    assert len(client.transfers_in_block(before[1], {str(watched)})) == 1
 
     node.rpc("double_dropBlocks", 3)  # the fork from paid_slot on is abandoned
     node.rpc("double_produceBlocks", 2)
@@ -145,7 +145,7 @@ def test_a_dropped_fork_changes_the_hash_at_its_heights_and_takes_the_transfer_a
 
     assert after[0] == before[0]  # the common ancestor
     assert after[1].hash != before[1].hash  # the core's parent-hash check sees the reorg here
-    assert all(client.transfers_in_block(ref, {str(watched)}, {}) == [] for ref in after)
+    assert all(client.transfers_in_block(ref, {str(watched)}) == [] for ref in after)
     assert client.address_activity([str(watched)], 0) == []
 
 

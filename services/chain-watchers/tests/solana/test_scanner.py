@@ -32,7 +32,6 @@ def scanner(store: Store, node, watched: str) -> Scanner:
         store=store,
         client=SolanaClient(node.url, commitment="confirmed"),
         watched=addresses,
-        tokens={},
         progress=Progress(since=datetime.now(UTC)),
         history_blocks=50,
     )

@@ -54,7 +54,7 @@ def test_a_transfer_to_a_looked_up_address_is_found_at_its_loaded_index(node, wa
     slot = node.rpc("double_produceBlocks", 2) - 1
     client = SolanaClient(node.url, commitment="confirmed")
 
-    transfers = client.transfers_in_block(client.block(slot), {str(watched)}, {})
+    transfers = client.transfers_in_block(client.block(slot), {str(watched)})
 
     # static keys [payer, System program], then the loaded writable recipient
     assert transfers == [SeenTransfer(signature, 2, str(watched), None, 4_000_000)]

@@ -1,4 +1,4 @@
-"""A TronDouble (a real anvil behind it) shared by a test module, its tokens, fresh accounts and clients."""
+"""A TronDouble (a real anvil behind it) shared by a test module, its tokens, fresh accounts and a client."""
 
 import coincurve
 import pytest
@@ -44,8 +44,3 @@ def new_address(new_account):
 @pytest.fixture
 def latest(double):
     return TronClient(double.url)
-
-
-@pytest.fixture
-def solid(double):
-    return TronClient(double.url, solidified=True)

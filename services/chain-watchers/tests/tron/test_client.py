@@ -1,4 +1,4 @@
-"""TronClient against the double: what a watcher finds in blocks, on the latest and the solidified chain."""
+"""TronClient against the double: what a watcher finds in blocks."""
 
 import pytest
 
@@ -6,12 +6,12 @@ from kernodeck_watchers.chains.base import NodeError, SeenTransfer
 from kernodeck_watchers.chains.tron import TronClient
 
 
-def found_in_new_block(double, client, watched, tokens=None):
+def found_in_new_block(double, client, watched):
     """Mine one block, check it is the client's tip, and return what the client finds in it."""
     [block_id] = double.mine(1)
     tip = client.tip()
     assert tip.hash == block_id
-    return sorted(client.transfers_in_block(tip, watched, tokens or {}), key=lambda t: t.txid)
+    return sorted(client.transfers_in_block(tip, watched), key=lambda t: t.txid)
 
 
 def test_trx_and_usdt_to_watched_addresses_are_found_with_exact_amounts(double, latest, usdt, new_address):
@@ -20,9 +20,7 @@ def test_trx_and_usdt_to_watched_addresses_are_found_with_exact_amounts(double, 
     token = double.trc20_transfer(usdt, usdt_to, 25_000_001)
     expected = [SeenTransfer(trx, 0, trx_to, None, 1_234_567), SeenTransfer(token, 0, usdt_to, usdt, 25_000_001)]
 
-    assert found_in_new_block(double, latest, {trx_to, usdt_to}, {usdt: "USDT"}) == sorted(
-        expected, key=lambda t: t.txid
-    )
+    assert found_in_new_block(double, latest, {trx_to, usdt_to}) == sorted(expected, key=lambda t: t.txid)
 
 
 def test_transfers_to_unwatched_addresses_are_ignored(double, latest, usdt, new_address):
@@ -40,7 +38,7 @@ def test_a_token_with_the_usdt_symbol_at_another_contract_is_reported_with_its_c
     to = new_address()
     txid = double.trc20_transfer(fake_usdt, to, 10_000_000)
 
-    [transfer] = found_in_new_block(double, latest, {to}, {usdt: "USDT"})
+    [transfer] = found_in_new_block(double, latest, {to})
     assert transfer == SeenTransfer(txid, 0, to, fake_usdt, 10_000_000) and transfer.token != usdt
 
 
@@ -50,21 +48,6 @@ def test_a_failed_trc20_transfer_is_not_reported(double, latest, usdt, new_addre
 
     assert found_in_new_block(double, latest, {to}) == []
     assert double.post("/wallet/gettransactionbyid", {"value": failed})["ret"] == [{"contractRet": "REVERT"}]
-
-
-def test_the_solidified_client_sees_a_block_once_it_is_solidified(double, latest, solid, usdt, new_address):
-    to = new_address()
-    txid = double.trc20_transfer(usdt, to, 3_000_000)
-    [block_id] = double.mine(1)
-    height = latest.tip().height
-
-    assert solid.tip().height == height - double.solidify_after
-    with pytest.raises(NodeError):
-        solid.block(height)
-    double.mine(double.solidify_after)
-    block = solid.block(height)
-    assert block.hash == block_id and solid.tip().height == height
-    assert solid.transfers_in_block(block, {to}, {}) == [SeenTransfer(txid, 0, to, usdt, 3_000_000)]
 
 
 def test_block_refs_chain_by_parent_hash(double, latest):
@@ -82,16 +65,14 @@ def test_a_reorg_changes_the_block_id_and_drops_the_transaction(double, latest, 
     kept = double.transfer(kept_to, 4_000_000)
     [block_id] = double.mine(1)
     before = latest.tip()
-    assert len(latest.transfers_in_block(before, {dropped_to, kept_to}, {})) == 2
+    assert len(latest.transfers_in_block(before, {dropped_to, kept_to})) == 2
 
     [new_id] = double.reorg(1, drop=(dropped,))
     after = latest.block(before.height)
     assert after.hash == new_id != block_id and after.parent_hash == before.parent_hash
-    assert latest.transfers_in_block(after, {dropped_to, kept_to}, {}) == [
-        SeenTransfer(kept, 0, kept_to, None, 4_000_000)
-    ]
+    assert latest.transfers_in_block(after, {dropped_to, kept_to}) == [SeenTransfer(kept, 0, kept_to, None, 4_000_000)]
     with pytest.raises(NodeError):
-        latest.transfers_in_block(before, {dropped_to}, {})  # the orphaned block is gone
+        latest.transfers_in_block(before, {dropped_to})  # the orphaned block is gone
     # The EVM state went back too: the dropped TRX never arrived.
     assert double.post("/wallet/getaccount", {"address": dropped_to, "visible": True}) == {}
 

@@ -100,4 +100,4 @@ def test_infos_from_another_block_at_that_height_are_a_node_error(monkeypatch):
     }
     monkeypatch.setattr(client, "_post", lambda endpoint, body: answers[endpoint])
     with pytest.raises(NodeError):
-        client.transfers_in_block(BlockRef(5, "dd" * 32, "ee" * 32, 0), {W}, {})
+        client.transfers_in_block(BlockRef(5, "dd" * 32, "ee" * 32, 0), {W})

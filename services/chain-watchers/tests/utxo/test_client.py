@@ -63,8 +63,8 @@ def test_a_payment_in_the_mempool_then_in_its_block(client, node):
     assert (tip.hash, tip.height) == (block_hash, node.height())
     assert client.block(tip.height) == tip
     assert client.block(tip.height - 1).hash == tip.parent_hash
-    assert client.transfers_in_block(tip, {address}, {}) == pending
-    assert client.transfers_in_block(tip, {"someone-else"}, {}) == []
+    assert client.transfers_in_block(tip, {address}) == pending
+    assert client.transfers_in_block(tip, {"someone-else"}) == []
 
 
 def test_address_activity_reports_the_mempool_and_recent_blocks(client, node):

@@ -97,10 +97,10 @@ def test_the_standby_takes_over_a_killed_active_replica_without_missing_or_repea
     scan_block = UtxoClient.transfers_in_block
     gate = eventlet.event.Event()
 
-    def held_back_scan(self, block, watched, tokens):
+    def held_back_scan(self, block, watched):
         gate.wait()  # until the blocks are mined; then slowly, so that the kill falls mid-scan
         eventlet.sleep(0.05)
-        return scan_block(self, block, watched, tokens)
+        return scan_block(self, block, watched)
 
     monkeypatch.setattr(UtxoClient, "transfers_in_block", held_back_scan)
     first = start_watcher()
