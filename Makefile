@@ -17,10 +17,9 @@ $(STAMP): $(PYPROJECTS) requirements-dev.txt
 
 install: $(STAMP)
 
-# The local chain nodes (infra/devnet/install.sh: idempotent, about a second once installed); one that
-# cannot be installed is skipped by run.py, and its payment methods stay off.
+# run.py installs the local chain nodes (infra/devnet/install.sh) when it starts them: without any
+# PAYMENTS_* or WATCHER_* setting. A node that cannot be installed is skipped, its payment methods off.
 run: install
-	infra/devnet/install.sh || echo "make run: some chain nodes are not installed (see above); going on without them"
 	$(BIN)/python infra/local/run.py
 
 # Services and the kit run under eventlet (the kit's pytest plugin patches

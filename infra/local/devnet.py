@@ -5,7 +5,7 @@
 double with a USDT, the Solana double) and returns the environment of the
 watchers and of payments: WATCHER_<NET>_* node URLs and credentials (and
 where the nodes announce blocks: bitcoind's ZMQ, anvil's websocket), the
-test token contracts (PAYMENTS_* and WATCHER_* alike), the confirmations, and
+payments' test token contracts, the confirmations, and
 PAYMENTS_DISABLED_METHODS for the networks whose node is missing, so that a
 method nobody watches is never offered. `how_to_pay()` and `shell_env()` say
 how to pay with the nodes' own tools.
@@ -16,31 +16,27 @@ import hashlib
 import shlex
 import subprocess
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from infra.devnet.nodes import AnvilNode, BitcoinNode, LitecoinNode, NodeError, NodeNotInstalled
+from infra.devnet.nodes import AnvilNode, BitcoinNode, LitecoinNode, NodeError
 from infra.local.stack import BIN
+from kernodeck_payments.domain.methods import METHODS
 
-NETWORKS = ("bitcoin", "litecoin", "ethereum", "tron", "solana")
-METHODS = {
-    "bitcoin": ("BTC",),
-    "litecoin": ("LTC",),
-    "ethereum": ("ETH", "USDT", "USDC"),
-    "tron": ("TRX", "USDT"),
-    "solana": ("SOL",),
+# The watcher setting that names each network's node, in the order the nodes start.
+NODE_URL_KEYS = {
+    "bitcoin": "WATCHER_BITCOIN_RPC_URL",
+    "litecoin": "WATCHER_LITECOIN_RPC_URL",
+    "ethereum": "WATCHER_ETHEREUM_RPC_URL",
+    "tron": "WATCHER_TRON_URL",
+    "solana": "WATCHER_SOLANA_RPC_URL",
 }
-INSTALL = {
-    "bitcoin": "infra/devnet/install.sh bitcoin",
-    "litecoin": "infra/devnet/install.sh litecoin",
-    "ethereum": "infra/devnet/install.sh anvil solc",
-    "tron": "infra/devnet/install.sh anvil solc",
-    "solana": "make install (the Python package solders)",
-}
-# Few confirmations, so that a test payment is paid within seconds (a block every 2 s on anvil,
-# 3 s on the Tron double, 400 ms on the Solana double; Bitcoin and Litecoin mine on request).
+NETWORKS = tuple(NODE_URL_KEYS)
+TRON_BLOCK_S = 3.0
+SOLANA_BLOCK_MS = 400
+# Few confirmations, so that a test payment is paid within seconds (a block every 2 s on anvil under
+# `make run`, TRON_BLOCK_S and SOLANA_BLOCK_MS on the doubles; Bitcoin and Litecoin mine on request).
 DEV_CONFIRMATIONS = {"bitcoin": 2, "litecoin": 2, "ethereum": 2, "tron": 3, "solana": 10}
 SOLANA_POOL_SIZE = 1000  # addresses are used once; make run keeps its payments database between runs
 
@@ -59,10 +55,7 @@ class Devnet:
 
     run_dir: Path
     networks: tuple[str, ...] = NETWORKS
-    confirmations: dict[str, int] = field(default_factory=lambda: dict(DEV_CONFIRMATIONS))
     anvil_block_time: int | None = None  # None: anvil mines each transaction at once
-    tron_block_time: float = 3.0
-    solana_block_time_ms: int = 400
     watcher_poll_s: float = 1.0
     watcher_status_s: float = 2.0
     nodes: dict[str, Any] = field(default_factory=dict)  # network -> the running node or double
@@ -82,7 +75,7 @@ class Devnet:
                 try:
                     getattr(self, f"_start_{network}")()
                 except Exception as error:  # one node that cannot run never stops the others
-                    self.skipped[network] = _reason(network, error)
+                    self.skipped[network] = _reason(error)
                     log(f"{network}: skipped, {self.skipped[network]}")
                     continue
                 log(f"{network}: {self.describe(network)} ({time.monotonic() - started:.1f} s)")
@@ -124,7 +117,7 @@ class Devnet:
     def _start_tron(self) -> None:
         from infra.devnet.tron_double import TronDouble
 
-        double = self._started(TronDouble(block_interval_s=self.tron_block_time))
+        double = self._started(TronDouble(block_interval_s=TRON_BLOCK_S))
         self.nodes["tron"] = double
         try:
             self.tokens["USDT/tron"] = double.deploy_trc20("USDT", 6, 10**15)
@@ -134,7 +127,7 @@ class Devnet:
     def _start_solana(self) -> None:
         from infra.devnet.solana_double import SolanaDouble
 
-        self.nodes["solana"] = SolanaDouble(block_time_ms=self.solana_block_time_ms).start()
+        self.nodes["solana"] = self._started(SolanaDouble(block_time_ms=SOLANA_BLOCK_MS))
 
     def stop(self) -> None:
         for network in reversed(list(self.nodes)):
@@ -152,28 +145,19 @@ class Devnet:
         }
         for network in self.up:
             node, key = self.nodes[network], network.upper()
+            env[NODE_URL_KEYS[network]] = node.url if network in ("tron", "solana") else node.rpc_url
             if network in ("bitcoin", "litecoin"):
-                env[f"WATCHER_{key}_RPC_URL"] = node.rpc_url
                 env[f"WATCHER_{key}_RPC_USER"] = node.rpcuser
                 env[f"WATCHER_{key}_RPC_PASSWORD"] = node.rpcpassword
                 env[f"WATCHER_{key}_ZMQ_URL"] = node.zmq_hashblock_url or ""
             elif network == "ethereum":
-                env["WATCHER_ETHEREUM_RPC_URL"] = node.rpc_url
                 env["WATCHER_ETHEREUM_WS_URL"] = node.ws_url
-            elif network == "tron":
-                env["WATCHER_TRON_URL"] = node.url
-            else:
-                env["WATCHER_SOLANA_RPC_URL"] = node.url
-            if network in self.confirmations:
-                env[f"PAYMENTS_{key}_CONFIRMATIONS"] = env[f"WATCHER_{key}_CONFIRMATIONS"] = str(
-                    self.confirmations[network]
-                )
+            env[f"PAYMENTS_{key}_CONFIRMATIONS"] = env[f"WATCHER_{key}_CONFIRMATIONS"] = str(DEV_CONFIRMATIONS[network])
         for method, contract in self.tokens.items():
             asset, network = method.split("/")
             env[f"PAYMENTS_{asset}_{network.upper()}_CONTRACT"] = contract
-            env[f"WATCHER_{asset}_{network.upper()}_CONTRACT"] = contract
         # Nobody watches a network whose node is not running: its methods are switched off.
-        off = [f"{asset}/{network}" for network in NETWORKS if network not in self.up for asset in METHODS[network]]
+        off = [f"{method.asset}/{method.network}" for method in METHODS if method.network not in self.up]
         env["PAYMENTS_DISABLED_METHODS"] = ",".join(off)
         return env
 
@@ -248,11 +232,11 @@ class Devnet:
         """The commands that pay a test order's ADDRESS and AMOUNT (as payment instructions show them)."""
         lines = ["Pay a test order with the nodes' own tools (ADDRESS, AMOUNT, BASE_UNITS: from the payment):"]
         for network in self.up:
-            node, needed = self.nodes[network], self.confirmations.get(network)
+            node = self.nodes[network]
             if network in ("bitcoin", "litecoin"):
                 cli = shlex.join(node.cli_argv())
                 lines.append(f"  {network}: {cli} sendtoaddress ADDRESS AMOUNT")
-                lines.append(f"  {' ' * len(network)}  then mine: {cli} -generate {needed or 6}")
+                lines.append(f"  {' ' * len(network)}  then mine: {cli} -generate {DEV_CONFIRMATIONS[network]}")
             elif network == "ethereum":
                 tx = f'{{"from":"{node.accounts[0]}","to":"ADDRESS","value":"0xBASE_UNITS_IN_HEX"}}'
                 body = f'{{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{tx}]}}'
@@ -262,7 +246,7 @@ class Devnet:
             elif network == "tron":
                 body = '{"to": "ADDRESS", "amount": BASE_UNITS}'
                 lines.append(
-                    f"  tron: curl -s {node.url}/double/transfer -d '{body}'   (a block every {self.tron_block_time:g} s)"
+                    f"  tron: curl -s {node.url}/double/transfer -d '{body}'   (a block every {TRON_BLOCK_S:g} s)"
                 )
             else:
                 body = '{"jsonrpc":"2.0","id":1,"method":"requestAirdrop","params":["ADDRESS", BASE_UNITS]}'
@@ -272,15 +256,13 @@ class Devnet:
         return "\n".join(lines)
 
 
-def _reason(network: str, error: Exception) -> str:
-    if isinstance(error, NodeNotInstalled):
-        return f"not installed: run {INSTALL[network]}"
-    if isinstance(error, ImportError):
-        return f"{error}: run {INSTALL[network]}"
+def _reason(error: Exception) -> str:
+    """Why a node did not start, in one line; a missing node's error names the command that installs it."""
+    if isinstance(error, ImportError):  # the Solana double's solders
+        return f"{error}: run make install"
     return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
-def configured_watchers(environ: dict[str, str], networks: Iterable[str] = NETWORKS) -> tuple[str, ...]:
+def configured_watchers(environ: dict[str, str]) -> tuple[str, ...]:
     """Outside the devnet: a watcher for each network whose node URL is set (WATCHER_BITCOIN_RPC_URL...)."""
-    keys = {"tron": "WATCHER_TRON_URL"}
-    return tuple(n for n in networks if environ.get(keys.get(n, f"WATCHER_{n.upper()}_RPC_URL")))
+    return tuple(network for network, key in NODE_URL_KEYS.items() if environ.get(key))

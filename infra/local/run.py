@@ -3,10 +3,11 @@
 Reads .env if present (see .env.example), makes sure the broker answers,
 then starts every service and the gateway; each service migrates its own
 database as it starts (SQLite files under DATA_DIR unless *_DATABASE_URL
-points elsewhere). Without any PAYMENTS_* or WATCHER_* setting it also starts
-the local chain nodes (infra/local/devnet.py) and one watcher per node, with
-development payments settings, and writes var/devnet.env for paying by hand;
-otherwise a watcher runs for each network whose node URL is set.
+points elsewhere). Without any PAYMENTS_* or WATCHER_* setting (empty ones
+aside) it also installs and starts the local chain nodes (infra/devnet/install.sh,
+infra/local/devnet.py) and one watcher per node, with development payments
+settings, and writes var/devnet.env for paying by hand; otherwise a watcher
+runs for each network whose node URL is set.
 """
 
 import os
@@ -28,13 +29,17 @@ from infra.local.stack import ROOT, Stack
 DEVNET_ENV = ROOT / "var" / "devnet.env"
 
 
-def load_dotenv(path: Path) -> None:
+def read_dotenv(path: Path) -> dict[str, str]:
+    """The KEY=VALUE lines of `path` (none if it is missing); comments aside."""
     if not path.exists():
-        return
-    for line in path.read_text().splitlines():
-        key, sep, value = line.partition("=")
-        if sep and not line.lstrip().startswith("#"):
-            os.environ.setdefault(key.strip(), value.strip())
+        return {}
+    pairs = (line.partition("=") for line in path.read_text().splitlines() if not line.lstrip().startswith("#"))
+    return {key.strip(): value.strip() for key, sep, value in pairs if sep}
+
+
+def wants_devnet(environ: dict[str, str]) -> bool:
+    """Local chains unless a PAYMENTS_* or WATCHER_* setting has a value (an empty one is the default)."""
+    return not any(value and key.startswith(("PAYMENTS_", "WATCHER_")) for key, value in environ.items())
 
 
 def answers(host: str, port: int) -> bool:
@@ -68,8 +73,15 @@ def stop_once(*_) -> None:
     raise KeyboardInterrupt
 
 
+def install_nodes() -> None:
+    """infra/devnet/install.sh: idempotent, about a second once installed; a node it cannot install is skipped."""
+    if subprocess.run([str(ROOT / "infra" / "devnet" / "install.sh")], check=False).returncode != 0:
+        print("chains: some nodes could not be installed (see above); going on without them", flush=True)
+
+
 def start_devnet() -> tuple[Devnet, dict[str, str]]:
     """Regtest nodes and doubles, development payments settings, the dev Solana pool imported."""
+    install_nodes()
     rates_file = ROOT / "var" / "dev-rates.json"
     keep_dev_rates_fresh(rates_file)
     print("chains: starting the local nodes (infra/devnet) ...", flush=True)
@@ -80,13 +92,18 @@ def start_devnet() -> tuple[Devnet, dict[str, str]]:
     if pool := devnet.import_solana_pool({**os.environ, **env}):
         print(f"  solana: {pool}", flush=True)
     print(f"chains: ready in {time.monotonic() - started:.1f} s", flush=True)
-    print("payments: regtest chains, public test keys, development rates (set PAYMENTS_* to change)", flush=True)
+    print(
+        "payments: regtest chains, public test keys, development rates"
+        " (any PAYMENTS_* or WATCHER_* setting replaces the local chains: see .env.example)",
+        flush=True,
+    )
     return devnet, env
 
 
 def main() -> None:
     started = time.monotonic()
-    load_dotenv(ROOT / ".env")
+    for key, value in read_dotenv(ROOT / ".env").items():
+        os.environ.setdefault(key, value)
     os.environ.setdefault("DATA_DIR", str(ROOT / "var" / "data"))
     ensure_broker(os.environ.get("AMQP_URI", "amqp://guest:guest@127.0.0.1:5672/"))
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -97,7 +114,7 @@ def main() -> None:
     devnet, env, watchers = None, {}, configured_watchers(os.environ)
     stack = None
     try:
-        if not any(key.startswith(("PAYMENTS_", "WATCHER_")) for key in os.environ):
+        if wants_devnet(os.environ):
             devnet, env = start_devnet()
             watchers = devnet.up
         stack = Stack(env=env, watchers=watchers, gateway_port=gateway_port)

@@ -121,7 +121,7 @@ class Stack:
             if dead:
                 raise RuntimeError(f"stopped during start: {', '.join(dead)}")
             waiting = [] if _answers(f"{self.url}/readyz") else ["gateway"]
-            waiting += [n for n in self.watchers if WATCHER + n in self.processes and not self.watcher_ready(n)]
+            waiting += [n for n in self.watchers if not self.watcher_ready(n)]
             if not waiting:
                 return
             time.sleep(0.2)

@@ -13,11 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from infra.local.devnet import Devnet
+from infra.local.devnet import DEV_CONFIRMATIONS, Devnet
 from infra.local.isolation import running_stack
 
 CHAIN_NETWORKS = ("bitcoin", "litecoin", "ethereum")
-CHAIN_CONFIRMATIONS = 2
+(CHAIN_CONFIRMATIONS,) = {DEV_CONFIRMATIONS[network] for network in CHAIN_NETWORKS}  # one number on the three
 
 
 @pytest.fixture(scope="session")
@@ -30,11 +30,7 @@ def stack(tmp_path_factory):
 def devnet(tmp_path_factory):
     """litecoind, Bitcoin Knots and anvil (USDT and USDC deployed), as `make run` starts them; those installed."""
     devnet = Devnet(
-        tmp_path_factory.mktemp("devnet"),
-        networks=CHAIN_NETWORKS,
-        confirmations=dict.fromkeys(CHAIN_NETWORKS, CHAIN_CONFIRMATIONS),
-        watcher_poll_s=0.2,
-        watcher_status_s=0.5,
+        tmp_path_factory.mktemp("devnet"), networks=CHAIN_NETWORKS, watcher_poll_s=0.2, watcher_status_s=0.5
     )
     devnet.start(log=lambda line: None)
     try:
