@@ -67,6 +67,35 @@ def store(tmp_path):
     engine.dispose()
 
 
+class Events:
+    """The events the scanner wrote to the outbox, oldest first."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.read = 0
+
+    def all(self) -> list[dict]:
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(text("SELECT event_type, payload FROM outbox ORDER BY id")).all()
+        return [{"type": kind, **json.loads(payload)} for kind, payload in rows]
+
+    def new(self) -> list[dict]:
+        """The events written since the last call."""
+        every = self.all()
+        fresh, self.read = every[self.read :], len(every)
+        return fresh
+
+    def kinds(self) -> list[tuple[str, str, int]]:
+        """(type, txid, confirmations) of the new events."""
+        return [(e["type"], e["txid"], e["confirmations"]) for e in self.new() if "txid" in e]
+
+
+@pytest.fixture
+def events(store) -> Events:
+    """The scanner's outbox events, read as tests go."""
+    return Events(store)
+
+
 @pytest.fixture(scope="session")
 def devnet_installed():
     if not AnvilNode.installed():
@@ -286,6 +315,9 @@ class Shop:
 
     def order_status(self, order: dict) -> str:
         return self.orders.get_order(ACCOUNT, order["id"])["status"]
+
+    def wait_paid(self, order: dict, seconds: float = 20.0) -> None:
+        wait_until(lambda: self.order_status(order) == "paid", seconds, "the order to be paid")
 
     def payment(self, payment: dict) -> dict:
         return self.payments.get_payment(ACCOUNT, payment["id"])

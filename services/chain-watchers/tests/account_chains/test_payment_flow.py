@@ -1,5 +1,7 @@
 """From an order's payment instructions to `paid` on Ethereum (ETH, USDT), Tron (TRX, USDT) and Solana (SOL):
-the node's own API pays, the watcher reports, payments settles. Each test runs once per method.
+the node's own API pays, the watcher reports, payments settles. The payments run once per method; the
+scenarios about the chain and the watcher (restart, late watch, reorg, outage, standby) once per network, their
+code being the same for a chain's coin and its tokens.
 
 189 USD is 0.0756 ETH at the rates file's 2,500 USD/ETH, 189 USDT, 756 TRX at 0.25 USD/TRX, and 1.26 SOL at
 150 USD/SOL. Two confirmations are required.
@@ -8,9 +10,10 @@ the node's own API pays, the watcher reports, payments settles. Each test runs o
 import eventlet
 import pytest
 
-
-def wait_paid(shop, order, wait) -> None:
-    wait(lambda: shop.order_status(order) == "paid", what="the order to be paid")
+# ETH and USDT on Ethereum (TRX and USDT on Tron) share the chain's code: one method per network.
+once_per_network = pytest.mark.parametrize(
+    "method", [("ETH", "ethereum"), ("USDT", "tron"), ("SOL", "solana")], indirect=True, ids=lambda m: m[1]
+)
 
 
 def test_an_exact_payment_makes_the_order_paid(chain, shop, start_watcher, watching, wait):
@@ -22,7 +25,7 @@ def test_an_exact_payment_makes_the_order_paid(chain, shop, start_watcher, watch
     wait(lambda: shop.payment(payment)["status"] == "confirming", what="one confirmation")
     assert shop.order_status(order) == "awaiting_payment"
     chain.mine(1)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     (transfer,) = shop.payment(payment)["transfers"]
     assert (transfer["txid"], transfer["amount_base_units"], transfer["state"]) == (txid, amount, "confirmed")
     assert chain.balance(payment) == amount
@@ -39,12 +42,13 @@ def test_two_partial_payments_add_up(chain, shop, start_watcher, watching, wait)
     assert shop.order_status(order) == "awaiting_payment"
     second = chain.pay(payment, amount - amount // 3)
     chain.mine(1)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     transfers = {t["txid"]: t for t in shop.payment(payment)["transfers"]}
     assert {txid: t["state"] for txid, t in transfers.items()} == {first: "confirmed", second: "confirmed"}
     assert chain.balance(payment) == amount
 
 
+@once_per_network
 def test_a_payment_made_while_the_watcher_is_down_is_found_after_the_restart(
     chain, shop, start_watcher, watching, watcher_db, wait
 ):
@@ -52,18 +56,19 @@ def test_a_payment_made_while_the_watcher_is_down_is_found_after_the_restart(
     order, payment = shop.order_payment()
     watching(watcher, payment)
     scanned_before = wait(watcher_db.cursor_height, what="a first pass")
-    watcher.stop()
+    watcher.kill()
     chain.mine(2)
     txid = chain.pay(payment, payment["amount_base_units"])
     chain.mine(2)
     start_watcher()
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     assert [t["txid"] for t in shop.payment(payment)["transfers"]] == [txid]
     tip = chain.height()
     wait(lambda: watcher_db.cursor_height() == tip, what="the watcher to reach the tip")
     assert set(range(scanned_before, tip + 1)) <= set(watcher_db.scanned_heights())
 
 
+@once_per_network
 def test_a_payment_mined_before_the_watcher_knew_the_address_is_found_when_the_watch_comes(
     chain, shop, start_watcher, watching, runtime, watcher_db, wait
 ):
@@ -90,10 +95,11 @@ def test_a_payment_mined_before_the_watcher_knew_the_address_is_found_when_the_w
         watch_until=watch["watch_until"],
         required=watch["required_confirmations"],
     )
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     assert [t["txid"] for t in shop.payment(payment)["transfers"]] == [txid]
 
 
+@once_per_network
 def test_a_reorg_that_drops_the_payment_withdraws_it_and_the_order_stays_unpaid(
     chain, shop, start_watcher, watching, tap, wait
 ):
@@ -115,6 +121,7 @@ def test_a_reorg_that_drops_the_payment_withdraws_it_and_the_order_stays_unpaid(
     assert chain.balance(payment) == 0
 
 
+@once_per_network
 def test_a_node_outage_makes_the_method_unavailable_then_nothing_is_missed(
     chain, shop, start_watcher, watching, tap, watcher_db, wait
 ):
@@ -133,7 +140,7 @@ def test_a_node_outage_makes_the_method_unavailable_then_nothing_is_missed(
     finally:
         chain.restart()
     chain.mine(1)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     assert [t["txid"] for t in shop.payment(payment)["transfers"]] == [txid]
     wait(lambda: shop.method()["available"], what="the method to come back")
     tip = chain.height()
@@ -144,6 +151,7 @@ def test_a_node_outage_makes_the_method_unavailable_then_nothing_is_missed(
 PAYMENTS = 6  # one block each (two on Solana); the active replica is killed while scanning the middle one
 
 
+@once_per_network
 def test_the_standby_takes_over_a_killed_active_replica_without_missing_or_repeating(
     chain, shop, start_watcher, watching, tap, watcher_db, runtime, wait, monkeypatch
 ):
@@ -182,7 +190,7 @@ def test_the_standby_takes_over_a_killed_active_replica_without_missing_or_repea
     for txid in paid:
         tap.wait_for("transfer_confirmed", txid=txid)
     for order, _ in intents:
-        wait_paid(shop, order, wait)
+        shop.wait_paid(order)
     tap.wait_for("watcher_status", scanned_height=chain.height())
 
     # The outbox delivers at least once: a row published just before the kill, not yet marked sent, goes
@@ -221,7 +229,7 @@ def test_a_token_with_the_usdt_symbol_from_another_contract_goes_to_review_and_n
 
     real = chain.pay(payment, amount)  # the real USDT still pays the order
     chain.mine(1)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     assert [t["txid"] for t in shop.payment(payment)["transfers"]] == [real]
     assert [r["reason"] for r in shop.reviews()] == ["wrong_asset"]
 
@@ -234,7 +242,7 @@ def test_eth_sent_by_a_contract_makes_the_order_paid(chain, shop, start_watcher,
     amount = payment["amount_base_units"]
     txid = chain.forward(payment, amount)  # the Forwarder sends it on in an internal call
     chain.mine(1)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     (transfer,) = shop.payment(payment)["transfers"]
     assert (transfer["txid"], transfer["index"], transfer["amount_base_units"]) == (txid, -1, amount)
     assert chain.balance(payment) == amount

@@ -3,15 +3,12 @@ with the service's own scripts. Tests reach the fake and the helpers through fix
 
 import hashlib
 import itertools
-import json
 from collections.abc import Callable, Collection, Container
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import text
 
-from kernodeck_kit.outbox import Store
 from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer
 from kernodeck_watchers.domain.progress import Progress
 from kernodeck_watchers.domain.watched import WatchedAddresses
@@ -157,29 +154,6 @@ class Clock:
         return self.now
 
 
-class Events:
-    """The events the scanner wrote to the outbox, oldest first."""
-
-    def __init__(self, store: Store):
-        self.store = store
-        self.read = 0
-
-    def all(self) -> list[dict]:
-        with self.store.engine.connect() as conn:
-            rows = conn.execute(text("SELECT event_type, payload FROM outbox ORDER BY id")).all()
-        return [{"type": kind, **json.loads(payload)} for kind, payload in rows]
-
-    def new(self) -> list[dict]:
-        """The events written since the last call."""
-        every = self.all()
-        fresh, self.read = every[self.read :], len(every)
-        return fresh
-
-    def kinds(self) -> list[tuple[str, str, int]]:
-        """(type, txid, confirmations) of the new events."""
-        return [(e["type"], e["txid"], e["confirmations"]) for e in self.new() if "txid" in e]
-
-
 @pytest.fixture
 def chain() -> FakeChain:
     return FakeChain()
@@ -188,11 +162,6 @@ def chain() -> FakeChain:
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
-
-
-@pytest.fixture
-def events(store) -> Events:
-    return Events(store)
 
 
 @pytest.fixture

@@ -1,13 +1,13 @@
 """Settings per network, the client of each network, and the command line."""
 
 import pytest
+from prometheus_client import REGISTRY
 
 from kernodeck_watchers.chains.base import NodeError
 from kernodeck_watchers.clients import build_client
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.instrumented import InstrumentedClient
 from kernodeck_watchers.main import main
-from kernodeck_watchers.metrics import RPC_ERRORS, RPC_SECONDS
 
 
 def test_each_network_gets_its_own_name_port_and_payments_default_confirmations():
@@ -55,12 +55,14 @@ def test_the_command_line_refuses_an_unknown_network(capsys):
 
 def test_node_calls_are_timed_and_their_failures_counted(chain):
     client = InstrumentedClient(chain)
-    errors = RPC_ERRORS.labels("bitcoin", "tip")
-    timed = RPC_SECONDS.labels("bitcoin", "tip")
-    failed_before, timed_before = errors._value.get(), timed._sum.get()
+
+    def sample(name: str) -> float:
+        return REGISTRY.get_sample_value(f"kernodeck_watcher_{name}", {"network": "bitcoin", "call": "tip"}) or 0.0
+
+    failed_before, timed_before = sample("rpc_errors_total"), sample("rpc_seconds_sum")
     client.tip()
     chain.down = True
     with pytest.raises(NodeError):
         client.tip()
-    assert errors._value.get() == failed_before + 1
-    assert timed._sum.get() > timed_before
+    assert sample("rpc_errors_total") == failed_before + 1
+    assert sample("rpc_seconds_sum") > timed_before

@@ -91,11 +91,7 @@ def test_the_first_turn_takes_the_watched_set_from_payments(runtime, store, chai
 
 def test_an_address_watched_event_counts_from_the_next_block(runtime, store, chain, payments, events, pay):
     runtime.turn(store, payments)
-    until = datetime.now(UTC) + timedelta(days=1)
-    runtime.watch(
-        store,
-        AddressWatched(network="bitcoin", address="NEW", payment_id="p1", watch_until=until, required_confirmations=1),
-    )
+    runtime.watch(store, watched_event("NEW"))
     payment = pay("new", 10)
     chain.mine(payment)
     runtime.turn(store, payments)
@@ -105,11 +101,7 @@ def test_an_address_watched_event_counts_from_the_next_block(runtime, store, cha
 def test_a_watch_written_by_another_replica_is_picked_up_by_the_active_one(chain, store, payments, events, pay):
     active, standby = WatcherRuntime(SETTINGS, chain, Lock()), WatcherRuntime(SETTINGS, chain, Lock(free=False))
     active.turn(store, payments)
-    until = datetime.now(UTC) + timedelta(days=1)
-    standby.watch(
-        store,
-        AddressWatched(network="bitcoin", address="b", payment_id="p", watch_until=until, required_confirmations=1),
-    )
+    standby.watch(store, watched_event("b"))
     payment = pay("b", 3)
     chain.mine(payment)
     active.turn(store, payments)

@@ -67,3 +67,23 @@ def test_a_look_before_any_scan_numbers_its_events_from_one(store, chain, events
     chain.send(pay(LATE, 5))
     assert look_at(store, chain, {LATE: 2}, 10, clock) == 1
     assert [event["sequence"] for event in events.all()] == [1]
+
+
+def test_a_transfer_recorded_during_a_pass_is_not_reverted_by_that_pass(
+    make_scanner, store, chain, watched, events, clock, pay
+):
+    scanner = make_scanner()
+    scanner.run()
+    sent = []
+
+    def paid_meanwhile():  # "J'ai payé" between the pass's mempool read and its settling
+        clock.advance(1)
+        sent.append(chain.send(pay(LATE, 5)))
+        watched.add(LATE, 2)
+        assert look_at(store, chain, {LATE: 2}, 10, clock) == 1
+
+    chain.then["tip"] = paid_meanwhile
+    scanner.run()
+    assert events.kinds() == [("transfer_seen", sent[0].txid, 0)]  # the mempool it read predates the payment
+    scanner.run()
+    assert events.kinds() == []

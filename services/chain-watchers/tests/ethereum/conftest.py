@@ -5,17 +5,13 @@ import secrets
 
 import pytest
 
-from infra.devnet.nodes import AnvilNode, find_binary
+from infra.devnet.nodes import AnvilNode
 from infra.devnet.tokens import deploy, deploy_tokens
 from kernodeck_watchers.chains.ethereum import EthereumClient
 
 
 @pytest.fixture(scope="module")
-def anvil(tmp_path_factory):
-    if not AnvilNode.installed():
-        pytest.skip("anvil is not installed: run infra/devnet/install.sh anvil")
-    if find_binary("solcjs") is None:
-        pytest.skip("solcjs is not installed: run infra/devnet/install.sh solc")
+def anvil(devnet_installed, tmp_path_factory):
     with AnvilNode(tmp_path_factory.mktemp("anvil")) as node:
         yield node
 

@@ -77,14 +77,11 @@ def watching(container_factory, rabbit_config, start_watcher, anvil, watcher_db,
 
 def test_a_payment_is_confirmed_within_seconds_while_the_poll_is_minutes_away(anvil, watching, tap):
     address = watching()
-    clock = eventlet.hubs.get_hub().clock
-    sent_at = clock()
     txid = send(anvil, {"to": address, "value": "0x7"})  # automine: a block of its own
     tap.wait_for("transfer_seen", seconds=10, txid=txid)
     anvil.rpc("evm_mine")
     confirmed = tap.wait_for("transfer_confirmed", seconds=10, txid=txid)
     assert confirmed["confirmations"] == CONFIRMATIONS
-    assert clock() - sent_at < 5
 
 
 @pytest.mark.parametrize("ws_url", [f"{UNREACHABLE}/v3/secret-api-key"], ids=["key-in-the-path"])
@@ -117,6 +114,7 @@ def test_the_listener_subscribes_again_after_the_node_restarts(tmp_path, monkeyp
         return REGISTRY.get_sample_value(f"kernodeck_watcher_{name}_total", {"scheme": "ws"}) or 0.0
 
     failures_before = counted("block_notification_failures")
+    notifications_before = counted("block_notifications")
     with AnvilNode(tmp_path) as node:
         listener = eventlet.spawn(listen_for_blocks, node.ws_url, lambda: heard.append(True))
         try:
@@ -126,4 +124,4 @@ def test_the_listener_subscribes_again_after_the_node_restarts(tmp_path, monkeyp
         finally:
             listener.kill()
     assert counted("block_notification_failures") > failures_before
-    assert counted("block_notifications") >= len(heard)
+    assert counted("block_notifications") - notifications_before == len(heard)

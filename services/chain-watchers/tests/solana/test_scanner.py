@@ -3,11 +3,9 @@ and a dropped fork reverted."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 
 from solders.keypair import Keypair
-from sqlalchemy import text
 
 from kernodeck_kit.outbox import Store
 from kernodeck_watchers.chains.solana import SolanaClient
@@ -16,13 +14,6 @@ from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.scanner import Scanner
 
 CONFIRMATIONS = 3
-
-
-def events(store: Store) -> list[tuple[str, str, int]]:
-    """(type, txid, confirmations) of every transfer event the scanner wrote, oldest first."""
-    with store.engine.connect() as conn:
-        rows = conn.execute(text("SELECT event_type, payload FROM outbox ORDER BY id")).all()
-    return [(kind, e["txid"], e["confirmations"]) for kind, e in ((k, json.loads(p)) for k, p in rows) if "txid" in e]
 
 
 def scanner(store: Store, node, watched: str) -> Scanner:
@@ -37,7 +28,7 @@ def scanner(store: Store, node, watched: str) -> Scanner:
     )
 
 
-def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, node, wallet, payer):
+def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, events, node, wallet, payer):
     watched = Keypair().pubkey()
     watcher = scanner(store, node, str(watched))
     watcher.run()
@@ -50,13 +41,13 @@ def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, node, wall
     watcher.run()
 
     # heights are slots: paid in slot S, S+2 skipped, confirmed up to S+3: 4 confirmations
-    assert [(kind, confirmations) for kind, txid, confirmations in events(store) if txid == paid] == [
+    assert [(kind, confirmations) for kind, txid, confirmations in events.kinds() if txid == paid] == [
         ("transfer_seen", 1),
         ("transfer_confirmed", 4),
     ]
 
 
-def test_a_payment_in_a_dropped_fork_is_reverted(store, node, wallet, payer):
+def test_a_payment_in_a_dropped_fork_is_reverted(store, events, node, wallet, payer):
     watched = Keypair().pubkey()
     watcher = scanner(store, node, str(watched))
     watcher.run()
@@ -68,4 +59,4 @@ def test_a_payment_in_a_dropped_fork_is_reverted(store, node, wallet, payer):
     node.rpc("double_produceBlocks", 3)
     watcher.run()
 
-    assert [kind for kind, txid, _ in events(store) if txid == lost] == ["transfer_seen", "transfer_reverted"]
+    assert [kind for kind, txid, _ in events.kinds() if txid == lost] == ["transfer_seen", "transfer_reverted"]

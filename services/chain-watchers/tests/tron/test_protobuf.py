@@ -1,8 +1,10 @@
 """The double's transaction ids, raw_data_hex and signature checks, against mainnet transactions."""
 
+import coincurve
 import pytest
 
 from infra.devnet.tron_double import protobuf, transactions
+from kernodeck_payments.domain.addresses import tron_address, tron_hex_address
 
 # A TransferContract built by createtransaction (visible=false), with its raw_data_hex and txID.
 TRANSFER = {
@@ -78,8 +80,11 @@ def test_the_signer_of_a_mainnet_transaction_is_its_owner():
 
 
 def test_a_transaction_signed_by_another_key_has_another_signer():
-    other = transactions.sign(transactions.identified(TRANSFER), "11" * 32)
-    assert transactions.signer(other) != TRANSFER["raw_data"]["contract"][0]["parameter"]["value"]["owner_address"]
+    key = coincurve.PrivateKey(bytes.fromhex("11" * 32))
+    other = transactions.sign(transactions.identified(TRANSFER), key.secret.hex())
+    signer = transactions.signer(other)
+    assert signer == tron_hex_address(tron_address(key.public_key.format(compressed=False)))
+    assert signer != TRANSFER["raw_data"]["contract"][0]["parameter"]["value"]["owner_address"]
 
 
 def test_a_block_id_is_the_height_then_the_header_hash():

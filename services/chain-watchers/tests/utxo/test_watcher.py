@@ -85,10 +85,8 @@ def test_block_notifications_wake_the_scan_without_polling(
     announce(address)
     wait(lambda: address in watcher_db.watched(), what="the address")
     txid = node.pay(address, AMOUNT)
-    mined_at = eventlet.hubs.get_hub().clock()
     node.mine(1)
-    tap.wait_for("transfer_seen", seconds=5, txid=txid)
-    assert eventlet.hubs.get_hub().clock() - mined_at < 2
+    tap.wait_for("transfer_seen", seconds=5, txid=txid)  # the poll is a minute away
 
 
 def test_the_standby_takes_over_a_killed_active_replica_without_missing_or_repeating(

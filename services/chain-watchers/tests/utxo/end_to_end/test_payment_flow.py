@@ -4,10 +4,6 @@
 """
 
 
-def wait_paid(shop, order, wait) -> None:
-    wait(lambda: shop.order_status(order) == "paid", what="the order to be paid")
-
-
 def test_an_exact_payment_makes_the_order_paid(node, shop, start_watcher, wait):
     start_watcher()
     order, payment = shop.order_payment()
@@ -18,7 +14,7 @@ def test_an_exact_payment_makes_the_order_paid(node, shop, start_watcher, wait):
     wait(lambda: shop.payment(payment)["status"] == "confirming", what="one confirmation")
     assert shop.order_status(order) == "awaiting_payment"
     node.mine(1)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     (transfer,) = shop.payment(payment)["transfers"]
     assert (transfer["txid"], transfer["amount_base_units"], transfer["state"]) == (txid, amount, "confirmed")
 
@@ -33,7 +29,7 @@ def test_two_partial_payments_add_up(node, shop, start_watcher, wait):
     assert shop.order_status(order) == "awaiting_payment"
     second = node.pay(payment["address"], amount - amount // 3)
     node.mine(2)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     transfers = {t["txid"]: t for t in shop.payment(payment)["transfers"]}
     assert {txid: t["state"] for txid, t in transfers.items()} == {first: "confirmed", second: "confirmed"}
 
@@ -45,7 +41,7 @@ def test_an_address_created_before_the_watcher_first_ran_is_watched(node, shop, 
     assert payment["address"] in watcher_db.watched()  # asked of payments at start
     node.pay(payment["address"], payment["amount_base_units"])
     node.mine(2)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
 
 
 def test_a_payment_made_while_the_watcher_is_down_is_found_after_the_restart(
@@ -60,7 +56,7 @@ def test_a_payment_made_while_the_watcher_is_down_is_found_after_the_restart(
     node.pay(payment["address"], payment["amount_base_units"])
     node.mine(3)
     start_watcher()
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     tip = node.height()
     wait(lambda: watcher_db.cursor_height() == tip, what="the watcher to reach the tip")
     assert set(range(scanned_before, tip + 1)) <= set(watcher_db.scanned_heights())
@@ -101,7 +97,7 @@ def test_a_node_outage_makes_the_method_unavailable_then_nothing_is_missed(
     finally:
         node.restart()
     node.mine(1)
-    wait_paid(shop, order, wait)
+    shop.wait_paid(order)
     wait(lambda: shop.method()["available"], what="the method to come back")
     tip = node.height()
     wait(lambda: watcher_db.cursor_height() == tip, what="the watcher to reach the tip")
