@@ -7,7 +7,6 @@ exactly as a watcher would and waits for orders' `order_status_changed`.
 
 import asyncio
 import json
-import statistics
 import time
 import uuid
 from datetime import UTC, datetime
@@ -15,9 +14,40 @@ from datetime import UTC, datetime
 import aio_pika
 import httpx
 
-from bench.measure import measure
+from bench.measure import measure, percentiles
 
 ORDER = {"model": "rtx4090", "duration_days": 3, "lots": 1, "preparation": "ubuntu"}
+
+
+class PaidEvents:
+    """orders' `order_status_changed` events, as a future per order that resolves on `paid` to the
+    `time.perf_counter()` of its arrival. Its `channel` serves for publishing too."""
+
+    def __init__(self, amqp_uri: str):
+        self.amqp_uri = amqp_uri
+        self.waiting: dict[str, asyncio.Future] = {}
+
+    async def __aenter__(self):
+        self.connection = await aio_pika.connect(self.amqp_uri)
+        self.channel = await self.connection.channel()
+        exchange = await self.channel.declare_exchange("orders.events", aio_pika.ExchangeType.TOPIC, durable=True)
+        queue = await self.channel.declare_queue(exclusive=True, auto_delete=True)
+        await queue.bind(exchange, "order_status_changed")
+        await queue.consume(self._on_message, no_ack=True)
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.connection.close()
+
+    def expect(self, order_id: str) -> asyncio.Future:
+        self.waiting[order_id] = asyncio.get_running_loop().create_future()
+        return self.waiting[order_id]
+
+    async def _on_message(self, message: aio_pika.abc.AbstractIncomingMessage) -> None:
+        body = json.loads(message.body)
+        future = self.waiting.get(body["order_id"])
+        if body["status"] == "paid" and future is not None and not future.done():
+            future.set_result(time.perf_counter())
 
 
 async def intent_creation(url: str, auth: dict, concurrency: int, total: int) -> dict:
@@ -40,29 +70,15 @@ async def intent_creation(url: str, auth: dict, concurrency: int, total: int) ->
 
 async def confirmed_to_paid(url: str, auth: dict, amqp_uri: str, samples: int) -> dict:
     """Milliseconds from publishing `transfer_confirmed` to receiving the order's `paid` event."""
-    connection = await aio_pika.connect(amqp_uri)
-    async with connection, httpx.AsyncClient(base_url=url, headers=auth, timeout=30) as client:
-        channel = await connection.channel()
-        chain = await channel.declare_exchange("chain.events", aio_pika.ExchangeType.TOPIC, durable=True)
-        orders = await channel.declare_exchange("orders.events", aio_pika.ExchangeType.TOPIC, durable=True)
-        queue = await channel.declare_queue(exclusive=True, auto_delete=True)
-        await queue.bind(orders, "order_status_changed")
-        paid: dict[str, asyncio.Future] = {}
-
-        async def on_status(message: aio_pika.abc.AbstractIncomingMessage) -> None:
-            body = json.loads(message.body)
-            future = paid.get(body["order_id"])
-            if body["status"] == "paid" and future is not None and not future.done():
-                future.set_result(time.perf_counter())
-
-        await queue.consume(on_status, no_ack=True)
+    async with PaidEvents(amqp_uri) as paid, httpx.AsyncClient(base_url=url, headers=auth, timeout=30) as client:
+        chain = await paid.channel.declare_exchange("chain.events", aio_pika.ExchangeType.TOPIC, durable=True)
         latencies = []
         for n in range(samples):
             order = (await client.post("/api/v1/orders", json=ORDER)).json()
             payment = (
                 await client.post(f"/api/v1/orders/{order['id']}/payments", json={"asset": "BTC", "network": "bitcoin"})
             ).json()
-            paid[order["id"]] = asyncio.get_running_loop().create_future()
+            waiting = paid.expect(order["id"])
             event = {
                 "version": 1,
                 "event_id": uuid.uuid4().hex,
@@ -83,7 +99,5 @@ async def confirmed_to_paid(url: str, auth: dict, amqp_uri: str, samples: int) -
                 aio_pika.Message(json.dumps(event).encode(), content_type="application/json"),
                 routing_key="transfer_confirmed",
             )
-            done = await asyncio.wait_for(paid[order["id"]], timeout=10)
-            latencies.append(done - started)
-    percentiles = statistics.quantiles(latencies, n=100, method="inclusive")
-    return {"samples": samples, "p50_ms": percentiles[49] * 1000, "p99_ms": percentiles[98] * 1000}
+            latencies.append(await asyncio.wait_for(waiting, timeout=10) - started)
+    return {"samples": samples, **percentiles(latencies)}

@@ -35,6 +35,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from infra.devnet.nodes import BitcoinNode
+from kernodeck_payments.domain.base58 import ALPHABET as BASE58
+from kernodeck_payments.domain.bech32 import CHARSET as BECH32
 from kernodeck_payments.domain.bech32 import encode_segwit_address
 from kernodeck_watchers.chains.jsonrpc import JsonRpc
 from kernodeck_watchers.chains.utxo import match
@@ -45,8 +47,6 @@ TRANSACTIONS = 3_000
 OUTPUTS = 7_000
 PAID = 25  # outputs of the block that pay a watched address
 RUNS = 15
-BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
-BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 rng = random.Random(7)
 
 
@@ -267,13 +267,10 @@ def regtest_block(node: BitcoinNode, rpc: JsonRpc, paid: list[str]) -> str:
             pays[next(to_pay) if n in paid_at else encode_segwit_address("bcrt", 0, os.urandom(20))] = "0.0009"
             n += 1
         raws.append([[{"txid": coin["txid"], "vout": coin["vout"]}], pays])
-    created = rpc.batch("createrawtransaction", raws)
-    signed = rpc.batch("signrawtransactionwithwallet", [[raw] for raw in created])
-    refused = [
-        error
-        for error in rpc.batch("sendrawtransaction", [[tx["hex"], 0] for tx in signed])
-        if isinstance(error, Exception)
-    ]
+    created = rpc.batch([("createrawtransaction", raw) for raw in raws])
+    signed = rpc.batch([("signrawtransactionwithwallet", [raw]) for raw in created])
+    sent = rpc.batch([("sendrawtransaction", [tx["hex"], 0]) for tx in signed])
+    refused = [error for error in sent if isinstance(error, Exception)]
     assert not refused, f"{len(refused)} transactions refused, first: {refused[0]}"
     (block_hash,) = node.mine(1)
     return block_hash
@@ -281,7 +278,7 @@ def regtest_block(node: BitcoinNode, rpc: JsonRpc, paid: list[str]) -> str:
 
 def regtest(watched: WatchedAddresses) -> None:
     # Knots mines small blocks by default (300 kB); a full mainnet-sized one is asked for.
-    with BitcoinNode(blocks=101, extra_args=("-blockmaxsize=4000000", "-blockmaxweight=4000000")) as node:
+    with BitcoinNode(extra_args=("-blockmaxsize=4000000", "-blockmaxweight=4000000")) as node:
         rpc = JsonRpc(node.rpc_url, 60, user=node.rpcuser, password=node.rpcpassword, version="1.0")
         paid = [encode_segwit_address("bcrt", 0, os.urandom(20)) for _ in range(PAID)]
         for address in paid:

@@ -1,9 +1,12 @@
-"""Run a call many times at a given concurrency; report throughput and latency."""
+"""Run a call many times at a given concurrency and report throughput and latency; a customer to call as."""
 
 import asyncio
 import statistics
 import time
+import uuid
 from collections.abc import Awaitable, Callable
+
+import httpx
 
 
 async def measure(call: Callable[[int], Awaitable], concurrency: int, total: int, warmup: int = 100) -> dict:
@@ -25,14 +28,13 @@ async def measure(call: Callable[[int], Awaitable], concurrency: int, total: int
     started = time.perf_counter()
     await asyncio.gather(*(worker(n * (share + 1), share + (n < extra)) for n in range(concurrency)))
     elapsed = time.perf_counter() - started
-    percentiles = statistics.quantiles(latencies, n=100, method="inclusive")
-    return {
-        "concurrency": concurrency,
-        "total": total,
-        "requests_per_s": total / elapsed,
-        "p50_ms": percentiles[49] * 1000,
-        "p99_ms": percentiles[98] * 1000,
-    }
+    return {"concurrency": concurrency, "total": total, "requests_per_s": total / elapsed, **percentiles(latencies)}
+
+
+def percentiles(samples: list[float]) -> dict:
+    """p50_ms and p99_ms of `samples` (seconds)."""
+    cuts = statistics.quantiles(samples, n=100, method="inclusive")
+    return {"p50_ms": cuts[49] * 1000, "p99_ms": cuts[98] * 1000}
 
 
 def line(label: str, result: dict) -> str:
@@ -40,3 +42,14 @@ def line(label: str, result: dict) -> str:
         f"{label:<34} c={result['concurrency']:>2}  {result['requests_per_s']:8.0f} req/s"
         f"  p50 {result['p50_ms']:7.2f} ms  p99 {result['p99_ms']:7.2f} ms  (n={result['total']})"
     )
+
+
+async def bearer_for_new_customer(url: str) -> dict:
+    """The Authorization header of a customer account opened for the run."""
+    email, password = f"bench-{uuid.uuid4().hex[:8]}@example.org", "benchmark password 0123"
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        await client.post(
+            "/api/v1/accounts", json={"first_name": "B", "last_name": "M", "email": email, "password": password}
+        )
+        token = (await client.post("/api/v1/sessions", json={"email": email, "password": password})).json()["token"]
+    return {"Authorization": f"Bearer {token}"}

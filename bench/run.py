@@ -1,9 +1,7 @@
-"""`make bench`: quotes and order creation through the gateway, against baselines.
-
-Starts the real stack (its own vhost and PostgreSQL databases), then measures
-at concurrency 1 and 32, in the same run: a bare FastAPI route returning a
-constant, a bare AMQP request/reply, POST /api/v1/quotes and POST
-/api/v1/orders. Prints the figures and the ratios against the targets.
+"""`make bench`: the gateway's quotes, orders and payment intents (at concurrency 1 and 32)
+against bare HTTP and AMQP baselines, confirmed chain event → order paid, and on real nodes
+(bitcoind with ZMQ, anvil with newHeads) the block bringing the last confirmation → order
+paid. Watcher matching with a million watched addresses is bench/bench_watcher_match.py.
 """
 
 import asyncio
@@ -11,7 +9,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import httpx
@@ -21,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_amqp_baseline import bare_amqp_roundtrip
 from bench.bench_block_to_paid import block_to_paid
 from bench.bench_payments import confirmed_to_paid, intent_creation
-from bench.measure import line, measure
+from bench.measure import bearer_for_new_customer, line, measure
 from infra.local.isolation import running_stack
 from infra.local.stack import BIN, Stack, free_port
 
@@ -54,19 +51,9 @@ def bare_http_server() -> tuple[subprocess.Popen, str]:
     raise RuntimeError("the bare FastAPI app did not start")
 
 
-def bearer_for_new_customer(url: str) -> dict:
-    email = f"bench-{uuid.uuid4().hex[:8]}@example.org"
-    password = "benchmark password 0123"
-    httpx.post(
-        f"{url}/api/v1/accounts", json={"first_name": "B", "last_name": "M", "email": email, "password": password}
-    )
-    token = httpx.post(f"{url}/api/v1/sessions", json={"email": email, "password": password}).json()["token"]
-    return {"Authorization": f"Bearer {token}"}
-
-
 async def run_all(stack: Stack, amqp_uri: str, bare_url: str) -> dict:
     results = {}
-    auth = bearer_for_new_customer(stack.url)
+    auth = await bearer_for_new_customer(stack.url)
     for c in (1, 32):
         results["bare_http", c] = await http_load(bare_url, "/constant", QUOTE, c)
         results["bare_amqp", c] = await bare_amqp_roundtrip(c, TOTAL[c], url=amqp_uri)

@@ -162,16 +162,18 @@ class _Process:
         finally:
             log.close()
 
-    def _launch_on_free_ports(self, launch, taken_port_says: str) -> None:
-        """`launch()` picks free ports and starts the node; tried three times, as a port picked free can be
-        taken before the node binds it (the node then exits, its log saying `taken_port_says`)."""
-        for attempt in range(3):
+    def _launch_or_terminate(self, launch, taken_port_says: str | None = None) -> None:
+        """`launch()` starts the node; when it fails, the node is terminated. With `taken_port_says`,
+        `launch()` picks free ports and is tried three times, as a port picked free can be taken before
+        the node binds it (the node then exits, its log saying `taken_port_says`)."""
+        tries = 1 if taken_port_says is None else 3
+        for attempt in range(1, tries + 1):
             try:
                 launch()
                 return
             except NodeError:
                 if (
-                    attempt < 2
+                    attempt < tries
                     and self.proc is not None
                     and self.proc.poll() is not None
                     and taken_port_says in self.log_tail(10).lower()
@@ -357,7 +359,7 @@ class _BitcoinLikeNode(_Process):
             self.zmq_port = free_port() if use_zmq else None
             self._launch(timeout)
 
-        self._launch_on_free_ports(launch, "bind")
+        self._launch_or_terminate(launch, "bind")
         if self.wallet:
             self._open_wallet()
             height = self.rpc("getblockcount")
@@ -384,11 +386,7 @@ class _BitcoinLikeNode(_Process):
         """Stop the node if it runs, then start it again on the same ports and datadir (clients' settings
         stay valid). Its chain and wallet survive a `stop()` only in a workdir of the caller's."""
         self._shutdown(60.0)
-        try:
-            self._launch(timeout)
-        except NodeError:
-            self._terminate(5)
-            raise
+        self._launch_or_terminate(lambda: self._launch(timeout))
         if self.wallet:
             self._open_wallet()
         return self
@@ -557,17 +555,16 @@ class AnvilNode(_Process):
         def launch() -> None:
             self.port = free_port()
             self.config_path.unlink(missing_ok=True)
-            self._spawn(self._argv())
-            self.wait_ready(timeout)
+            self._launch(timeout)
 
-        self._launch_on_free_ports(launch, "address")
+        self._launch_or_terminate(launch, "address")
         self.accounts = self.rpc("eth_accounts")
         with contextlib.suppress(OSError, ValueError):
             self.private_keys = list(json.loads(self.config_path.read_text()).get("private_keys", []))
         self.started_in = time.monotonic() - t0
         return self
 
-    def _argv(self) -> list[str]:
+    def _launch(self, timeout: float) -> None:
         argv = [
             str(self.binary),
             "--host",
@@ -585,18 +582,14 @@ class AnvilNode(_Process):
         ]
         if self.block_time is not None:
             argv += ["--block-time", str(self.block_time)]
-        return [*argv, *self.extra_args]
+        self._spawn([*argv, *self.extra_args])
+        self.wait_ready(timeout)
 
     def restart(self, timeout: float = 60.0):
         """Stop anvil if it runs, then start it again on the same port. The chain survives only through a
         state file in `extra_args` (``--state PATH``: anvil dumps it on SIGTERM and loads it at start)."""
         self._terminate(30)
-        self._spawn(self._argv())
-        try:
-            self.wait_ready(timeout)
-        except NodeError:
-            self._terminate(5)
-            raise
+        self._launch_or_terminate(lambda: self._launch(timeout))
         return self
 
     def wait_ready(self, timeout: float = 60.0) -> None:

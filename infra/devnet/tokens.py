@@ -19,9 +19,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from Crypto.Hash import keccak
-
 from infra.devnet.nodes import AnvilNode, NodeError, find_binary
+from kernodeck_payments.domain.hashes import keccak256
 
 CONTRACTS_DIR = Path(__file__).resolve().parent / "contracts"
 MINTED = 10**15  # base units minted to the deployer of each token: 1e9 tokens at 6 decimals
@@ -63,10 +62,6 @@ def compile_contracts() -> dict[str, dict]:
     }
 
 
-def keccak256(data: bytes) -> bytes:
-    return keccak.new(digest_bits=256, data=data).digest()
-
-
 def _word(n: int) -> bytes:
     return n.to_bytes(32, "big")
 
@@ -99,10 +94,15 @@ def encode_args(kinds: list[str], values: list) -> bytes:
     return b"".join(heads + tails)
 
 
+def selector(signature: str) -> bytes:
+    """The 4 bytes that pick the function ``signature`` (e.g. ``"transfer(address,uint256)"``)."""
+    return keccak256(signature.encode())[:4]
+
+
 def call_data(signature: str, *args) -> str:
-    """Calldata for ``signature`` (e.g. ``"transfer(address,uint256)"``) with ``args``."""
+    """Calldata for ``signature`` with ``args``."""
     kinds = signature[signature.index("(") + 1 : -1]
-    return "0x" + (keccak256(signature.encode())[:4] + encode_args(kinds.split(",") if kinds else [], args)).hex()
+    return "0x" + (selector(signature) + encode_args(kinds.split(",") if kinds else [], args)).hex()
 
 
 def send(anvil: AnvilNode, tx: dict, sender: str | None = None, gas: int | None = None) -> str:

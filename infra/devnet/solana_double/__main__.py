@@ -11,23 +11,13 @@ from .server import SolanaDouble
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m infra.devnet.solana_double", description=__doc__)
-    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8899, help="solana-test-validator's RPC port by default")
     parser.add_argument("--block-time-ms", type=int, default=400, help="one block this often (a slot on mainnet)")
-    parser.add_argument("--confirmed-depth", type=int, default=1, help="blocks `confirmed` trails the newest")
-    parser.add_argument("--finalized-depth", type=int, default=31, help="blocks `finalized` trails the newest")
     args = parser.parse_args(argv)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    node = SolanaDouble(
-        host=args.host,
-        port=args.port,
-        block_time_ms=args.block_time_ms,
-        confirmed_depth=args.confirmed_depth,
-        finalized_depth=args.finalized_depth,
-    )
-    with node:
+    with SolanaDouble(port=args.port, block_time_ms=args.block_time_ms) as node:
         print(f"SOLANA_RPC_URL={node.url}", flush=True)
         stop.wait()
 

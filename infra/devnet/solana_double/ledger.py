@@ -38,6 +38,7 @@ FAUCET_LAMPORTS = 500_000_000 * LAMPORTS_PER_SOL
 MAX_PROCESSING_AGE = 150  # blocks a recent blockhash stays usable (agave's MAX_PROCESSING_AGE)
 MAX_SLOT_HASHES = 512  # entries in the SlotHashes sysvar
 COMMITMENTS = ("processed", "confirmed", "finalized")
+DEPTHS = {"processed": 0, "confirmed": 1, "finalized": 31}  # blocks each commitment trails the newest block
 
 
 @dataclass
@@ -54,10 +55,7 @@ class Block:
 class Ledger:
     """Not thread-safe: the RPC layer serializes access."""
 
-    def __init__(self, *, confirmed_depth: int = 1, finalized_depth: int = 31):
-        if not 0 <= confirmed_depth <= finalized_depth:
-            raise ValueError("need 0 <= confirmed_depth <= finalized_depth")
-        self.depths = {"processed": 0, "confirmed": confirmed_depth, "finalized": finalized_depth}
+    def __init__(self):
         self.faucet = Keypair()
         self.svm = self._genesis_svm()
         self.blocks: dict[int, Block] = {}
@@ -74,7 +72,7 @@ class Ledger:
     # ----------------------------------------------------------- slots --
     def slot_at(self, commitment: str) -> int:
         """The newest produced slot the commitment level allows."""
-        return self.slots[max(self._root, len(self.slots) - 1 - self.depths[commitment])]
+        return self.slots[max(self._root, len(self.slots) - 1 - DEPTHS[commitment])]
 
     def block_at(self, commitment: str) -> Block:
         return self.blocks[self.slot_at(commitment)]
@@ -198,7 +196,7 @@ class Ledger:
             txs=txs,
         )
         self.slots.append(slot)
-        self._root = max(self._root, len(self.slots) - 1 - self.depths["finalized"])
+        self._root = max(self._root, len(self.slots) - 1 - DEPTHS["finalized"])
         for position, e in enumerate(txs):
             self.by_signature[e.signature] = (slot, position)
             for key in e.account_keys:

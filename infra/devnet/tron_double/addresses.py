@@ -4,9 +4,10 @@ The account id is the same 20 bytes on Tron and on the EVM that runs the
 double's contracts; Tron only adds the 0x41 byte and a base58check text form.
 """
 
-from kernodeck_payments.domain.base58 import b58check_decode, b58check_encode
+from kernodeck_payments.domain.addresses import TRON_PREFIX, tron_hex_address
+from kernodeck_payments.domain.base58 import b58check_encode
 
-PREFIX = "41"
+PREFIX = f"{TRON_PREFIX:02x}"
 
 
 def is_base58(address: str) -> bool:
@@ -16,10 +17,7 @@ def is_base58(address: str) -> bool:
 def to_hex(address: str) -> str:
     """41-prefixed hex (42 digits) from either spelling."""
     if is_base58(address):
-        payload = b58check_decode(address)
-        if len(payload) != 21 or payload[0] != 0x41:
-            raise ValueError(f"not a Tron address: {address}")
-        return payload.hex()
+        return tron_hex_address(address)
     if len(address) != 42 or not address.lower().startswith(PREFIX):
         raise ValueError(f"not a Tron hex address: {address}")
     bytes.fromhex(address)

@@ -13,17 +13,17 @@ from dataclasses import dataclass
 
 import coincurve
 
-from kernodeck_payments.domain.hashes import keccak256
+from kernodeck_payments.domain.addresses import tron_address
 
 from . import protobuf, transactions
-from .addresses import from_evm
+from .addresses import to_hex
 from .evm import Evm
 from .execute import execute
 
 BLOCK_VERSION = 32
 ZERO_HASH = "00" * 32
 _WITNESS_KEY = coincurve.PrivateKey(hashlib.sha256(b"kernodeck tron double witness").digest())
-WITNESS = from_evm(keccak256(_WITNESS_KEY.public_key.format(compressed=False)[1:])[-20:].hex())
+WITNESS = to_hex(tron_address(_WITNESS_KEY.public_key.format(compressed=False)))
 
 
 class ChainError(ValueError):

@@ -1,23 +1,24 @@
 """`TronDouble`: the double's EVM, chain and HTTP server, started and stopped together."""
 
 import json
-import threading
 import urllib.error
 import urllib.request
 from typing import Any
+
+from infra.devnet.served import ServedDouble
 
 from .addresses import from_evm, to_base58
 from .chain import Chain
 from .control import Control
 from .evm import Evm
-from .server import Router, Server
+from .server import Handler, Router
 
 
 class DoubleError(RuntimeError):
     """The double refused a test-only request, or the node API refused a transaction."""
 
 
-class TronDouble:
+class TronDouble(ServedDouble):
     """A Tron full node's HTTP API on 127.0.0.1, with TRX and TRC-20 state on a private anvil.
 
     solidify_after: a block is solidified once this many blocks sit on top of it (mainnet: ~19).
@@ -26,20 +27,14 @@ class TronDouble:
     The funded accounts are anvil's dev accounts, as Tron addresses (`accounts`, `private_keys`).
     """
 
+    handler = Handler
+
     def __init__(self, *, solidify_after: int = 19, block_interval_s: float | None = None, port: int = 0):
+        super().__init__(port=port, block_interval_s=block_interval_s)
         self.solidify_after = solidify_after
-        self.block_interval_s = block_interval_s
-        self.port = port
         self.evm = Evm()
         self.chain: Chain | None = None
         self._router: Router | None = None
-        self._server: Server | None = None
-        self._stopping = threading.Event()
-        self._threads: list[threading.Thread] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     @property
     def accounts(self) -> list[str]:
@@ -54,46 +49,17 @@ class TronDouble:
         self.chain = Chain(self.evm, self.solidify_after)
         keys = {from_evm(address): key for address, key in self.evm.dev_accounts}
         self._router = Router(self.chain, self.evm, Control(self.chain, self.evm, keys))
-        self.serve()
-        if self.block_interval_s:
-            self._spawn(self._produce_blocks)
-        return self
+        return super().start()
 
-    def serve(self) -> "TronDouble":
-        """Serve the HTTP API: at start, and again (same port, same chain) after `stop_serving()`."""
-        self._server = Server(("127.0.0.1", self.port), self._router)
-        self.port = self._server.server_address[1]
-        self._spawn(self._server.serve_forever)
-        return self
+    def app(self) -> Router:
+        return self._router
 
-    def stop_serving(self) -> None:
-        """Take the HTTP API away, as a node that is down; the chain stays, and goes on producing blocks."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def _spawn(self, target) -> None:
-        thread = threading.Thread(target=target, name="tron-double", daemon=True)
-        thread.start()
-        self._threads.append(thread)
-
-    def _produce_blocks(self) -> None:
-        while not self._stopping.wait(self.block_interval_s):
-            self.chain.mine(1)
+    def produce_block(self) -> None:
+        self.chain.mine(1)
 
     def stop(self) -> None:
-        self._stopping.set()
-        self.stop_serving()
-        for thread in self._threads:
-            thread.join(10)
+        super().stop()
         self.evm.stop()
-
-    def __enter__(self) -> "TronDouble":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     # -- calls, for tests and the CLI ------------------------------------------
     def post(self, path: str, body: dict | None = None) -> Any:

@@ -6,8 +6,9 @@ fails; the test-only /double/ endpoints answer HTTP 400 instead.
 
 import json
 import logging
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from infra.devnet.served import JsonHandler
 
 from . import wallet
 from .chain import Chain, ChainError
@@ -50,15 +51,13 @@ class Router:
             return 400, {"Error": str(error)}
 
 
-class Handler(BaseHTTPRequestHandler):
-    server: "Server"
-
+class Handler(JsonHandler):
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         try:
             params = json.loads(body) if body.strip() else {}
         except ValueError:
-            self._reply(200, {"Error": "class com.alibaba.fastjson.JSONException : invalid JSON"})
+            self.reply_json(200, {"Error": "class com.alibaba.fastjson.JSONException : invalid JSON"})
             return
         self._answer(params if isinstance(params, dict) else {})
 
@@ -67,27 +66,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _answer(self, params: dict) -> None:
         try:
-            status, payload = self.server.router.route(urlsplit(self.path).path, params)
+            status, payload = self.server.app.route(urlsplit(self.path).path, params)
         except Exception as error:  # an EVM failure: report it rather than drop the connection
             log.exception("tron double: %s failed", self.path)
             status, payload = 500, {"Error": repr(error)}
-        self._reply(status, payload)
-
-    def _reply(self, status: int, payload: object) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args) -> None:
-        log.debug("tron double: " + format, *args)
-
-
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], router: Router):
-        super().__init__(address, Handler)
-        self.router = router
+        self.reply_json(status, payload)

@@ -4,10 +4,10 @@ import time
 
 import coincurve
 
-from kernodeck_payments.domain.hashes import keccak256
+from kernodeck_payments.domain.addresses import tron_address
 
 from . import protobuf
-from .addresses import PREFIX
+from .addresses import to_hex
 
 EXPIRATION_MS = 60_000
 
@@ -63,7 +63,7 @@ def signer(tx: dict) -> str:
     public_key = coincurve.PublicKey.from_signature_and_message(
         bytes(signature), bytes.fromhex(tx["txID"]), hasher=None
     )
-    return PREFIX + keccak256(public_key.format(compressed=False)[1:])[-20:].hex()
+    return to_hex(tron_address(public_key.format(compressed=False)))
 
 
 def size(tx: dict) -> int:

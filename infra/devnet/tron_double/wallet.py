@@ -8,7 +8,9 @@ the `visible` flag. Shapes follow java-tron: not found is `{}`, failures are
 
 from dataclasses import dataclass
 
-from . import token, transactions
+from infra.devnet.tokens import selector
+
+from . import transactions
 from .addresses import to_evm
 from .chain import Block, Chain, ChainError
 from .evm import Evm
@@ -117,7 +119,7 @@ def createtransaction(view: View, params: dict) -> dict:
 def _call_data(body: dict) -> str:
     if body.get("data"):
         return body["data"]
-    return token.selector(body.get("function_selector", "")) + body.get("parameter", "")
+    return selector(body.get("function_selector", "")).hex() + body.get("parameter", "")
 
 
 def triggersmartcontract(view: View, params: dict) -> dict:

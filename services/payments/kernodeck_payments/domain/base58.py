@@ -21,9 +21,9 @@ def b58encode(data: bytes) -> str:
     return "1" * leading_zeros + "".join(reversed(digits))
 
 
-def b58decode(text: str) -> bytes:
-    if len(text) > MAX_TEXT_LENGTH:
-        raise ValueError(f"base58 text longer than {MAX_TEXT_LENGTH} characters")
+def b58decode(text: str, max_length: int = MAX_TEXT_LENGTH) -> bytes:
+    if len(text) > max_length:
+        raise ValueError(f"base58 text longer than {max_length} characters")
     number = 0
     for position, char in enumerate(text):
         digit = _DIGITS.get(char)
