@@ -6,8 +6,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, StrictIn
 
 from kernodeck_contracts.money import format_usd, parse_usd
 
-TOPUP_AMOUNTS_USD_CENTS = frozenset({100_00, 500_00, 2000_00, 10000_00})
-
 
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -32,12 +30,6 @@ class Credentials(Body):
     password: StrictStr
 
 
-def _topup_amount(cents: int) -> int:
-    if cents not in TOPUP_AMOUNTS_USD_CENTS:
-        raise ValueError("a top-up is 100, 500, 2000 or 10000 USD")
-    return cents
-
-
 # A USD decimal string in the request, integer cents once validated; the
 # OpenAPI schema still shows the string.
 UsdCents = Annotated[StrictStr, AfterValidator(parse_usd)]
@@ -49,7 +41,7 @@ class PaymentMethodChoice(Body):
 
 
 class NewTopup(PaymentMethodChoice):
-    amount_usd: Annotated[UsdCents, AfterValidator(_topup_amount)]
+    amount_usd: UsdCents  # payments refuses any but the four top-up amounts
 
 
 class ReviewResolution(Body):
@@ -109,17 +101,6 @@ def present_order(order: dict, payments: list[dict]) -> dict:
     }
 
 
-def format_base_units(amount: int, decimals: int) -> str:
-    """Exact decimal text in whole units, without exponent or trailing zeros:
-    (123456, 8) -> "0.00123456", (10**18, 18) -> "1"."""
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-        raise ValueError(f"not a base-unit amount: {amount!r}")
-    whole, fraction = divmod(amount, 10**decimals)
-    if fraction == 0:
-        return str(whole)
-    return f"{whole}.{fraction:0{decimals}d}".rstrip("0")
-
-
 def format_signed_usd(cents: int) -> str:
     """-10000 -> "-100.00"; credits have no sign."""
     return f"-{format_usd(-cents)}" if cents < 0 else format_usd(cents)
@@ -130,7 +111,7 @@ def present_method(method: dict) -> dict:
 
 
 def present_payment(payment: dict) -> dict:
-    decimals = payment["decimals"]
+    """Amounts come from payments already as exact decimal text in whole units."""
     reference = "order_id" if payment["purpose"] == "order" else "topup_id"
     return {
         "id": payment["id"],
@@ -139,7 +120,7 @@ def present_payment(payment: dict) -> dict:
         "asset": payment["asset"],
         "network": payment["network"],
         "address": payment["address"],
-        "amount": format_base_units(payment["amount_base_units"], decimals),
+        "amount": payment["amount"],
         "amount_base_units": str(payment["amount_base_units"]),
         "amount_usd": format_usd(payment["amount_usd_cents"]),
         "rate": payment["rate"],
@@ -148,13 +129,13 @@ def present_payment(payment: dict) -> dict:
         "status": payment["status"],
         "reported_at": payment["reported_at"],
         "received": {
-            "amount": format_base_units(payment["received_base_units"], decimals),
-            "confirmed_amount": format_base_units(payment["confirmed_base_units"], decimals),
+            "amount": payment["received_amount"],
+            "confirmed_amount": payment["confirmed_amount"],
         },
         "transfers": [
             {
                 "txid": transfer["txid"],
-                "amount": format_base_units(transfer["amount_base_units"], decimals),
+                "amount": transfer["amount"],
                 "confirmations": transfer["confirmations"],
                 "required_confirmations": payment["required_confirmations"],
                 "status": transfer["state"],

@@ -31,14 +31,19 @@ async def create_order(body: OrderConfiguration, caller: CurrentCaller, rpc: Rpc
 @router.get("")
 async def list_orders(caller: CurrentCaller, rpc: Rpc) -> list[dict]:
     orders = await rpc.call("orders", "list_orders", caller.account_id)
+    if not orders:
+        return []
     payments = await rpc.call("payments", "list_payments_for_orders", caller.account_id, [o["id"] for o in orders])
     return [present_order(order, payments[order["id"]]) for order in orders]
 
 
 @router.get("/{order_id}")
 async def get_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
-    order = await rpc.call("orders", "get_order", caller.account_id, order_id)
-    return await with_payments(rpc, caller.account_id, order)
+    order, payments = await asyncio.gather(
+        rpc.call("orders", "get_order", caller.account_id, order_id),
+        rpc.call("payments", "list_order_payments", caller.account_id, order_id),
+    )
+    return present_order(order, payments)
 
 
 @router.post("/{order_id}/cancel")

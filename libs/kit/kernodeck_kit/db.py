@@ -28,7 +28,7 @@ def is_postgres(engine: Engine) -> bool:
 
 def insert_for(session, table):
     """INSERT for whichever database `session` is on, so that ON CONFLICT clauses can follow."""
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    dialect = postgresql if is_postgres(session.get_bind()) else sqlite
     return dialect.insert(table)
 
 

@@ -7,7 +7,6 @@ from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import (
-    BalanceCredited,
     ChainTransfer,
     PaymentRefused,
     PaymentReported,
@@ -29,20 +28,16 @@ from kernodeck_payments.config import RATE_REFRESH_KEY, SWEEP_KEY
 from kernodeck_payments.dependencies import RateSources, Settings
 from kernodeck_payments.domain.intents import Purpose, TransferState
 from kernodeck_payments.domain.methods import METHODS, find_method
+from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import open_intent
 from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.ledger.store import (
-    available_cents,
-    debit_customer_for_order,
-    list_entries,
-    refund_refused_payment,
-)
+from kernodeck_payments.ledger.store import available_cents, debit_customer_for_order, list_entries
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
-from kernodeck_payments.settlement import reconcile_intent, record_transfer
+from kernodeck_payments.settlement import credit_balance, reconcile_intent, record_transfer
 from kernodeck_payments.store.addresses import solana_pool_left
-from kernodeck_payments.store.intents import due_for_reconciliation, get_intent, pending_topup_cents
+from kernodeck_payments.store.intents import due_for_reconciliation, get_intent, pending_topup_cents, transfers_of
 from kernodeck_payments.store.tables import Topup, WatcherReport
 from kernodeck_payments.views import payment_view, rfc3339, topup_view
 
@@ -139,7 +134,7 @@ class PaymentsService:
                     address=intent.address,
                 )
             )
-        return queries.payment(self.db, self.settings, payment_id, account_id)
+            return payment_view(intent, transfers_of(tx.session, intent.id), self.settings.ethereum_chain_id)
 
     # --- balance ---------------------------------------------------------
 
@@ -249,17 +244,9 @@ class PaymentsService:
         """Orders could not use a settled payment (paid already, cancelled): the money goes to the balance."""
         event = PaymentRefused.from_message(payload)
         with self.db.consume("orders.payment_refused", event) as tx:
-            key = f"refused:{event.payment_id}"
-            if tx is not None and refund_refused_payment(
-                tx.session, event.account_id, event.amount_usd_cents, event.payment_id, key
-            ):
-                tx.emit(
-                    BalanceCredited(
-                        account_id=event.account_id,
-                        amount_usd_cents=event.amount_usd_cents,
-                        reason=Reason.REFUSED_PAYMENT,
-                    )
-                )
+            if tx is not None:
+                credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, f"refused:{event.payment_id}")
+                credit_balance(tx, event.account_id, credit, ref=event.payment_id)
 
     # --- timers ----------------------------------------------------------
 

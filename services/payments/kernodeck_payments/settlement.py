@@ -14,7 +14,7 @@ from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.domain.reconcile import Credit, reconcile
 from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.ledger.store import credit_customer, record_order_payment
+from kernodeck_payments.ledger.store import credit_customer, record_order_payment, refund_refused_payment
 from kernodeck_payments.store.intents import as_intent, as_transfer, get_transfer, intent_at, transfers_of
 from kernodeck_payments.store.reviews import open_review
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
@@ -109,5 +109,10 @@ def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: Paymen
 
 
 def credit_balance(tx: Tx, account_id: str, credit: Credit, ref: str) -> None:
-    if credit_customer(tx.session, account_id, credit.cents, Reason(credit.reason), credit.key, ref):
+    """Credit the balance once per key; BalanceCredited goes out with that first credit only."""
+    if credit.reason == Reason.REFUSED_PAYMENT:  # back out of sales, where the payment was booked
+        credited = refund_refused_payment(tx.session, account_id, credit.cents, ref, credit.key)
+    else:
+        credited = credit_customer(tx.session, account_id, credit.cents, Reason(credit.reason), credit.key, ref)
+    if credited:
         tx.emit(BalanceCredited(account_id=account_id, amount_usd_cents=credit.cents, reason=credit.reason))

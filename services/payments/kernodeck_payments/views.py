@@ -18,6 +18,8 @@ def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ether
     # Another asset sent to this address is not this payment: it waits in the review queue.
     counted = [t for t in transfers if t.token == normalize_token(intent.network, intent.token)]
     live = [t for t in counted if t.state != TransferState.REVERTED]
+    received = sum(t.amount for t in live)
+    confirmed = sum(t.amount for t in live if t.state == TransferState.CONFIRMED)
     chain_id = ethereum_chain_id if intent.network == "ethereum" else None
     return {
         "id": intent.id,
@@ -27,7 +29,6 @@ def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ether
         "account_id": intent.account_id,
         "asset": intent.asset,
         "network": intent.network,
-        "decimals": method.decimals,
         "address": intent.address,
         "amount_base_units": intent.amount,
         "amount": format_amount(intent.amount, method.decimals),
@@ -37,8 +38,10 @@ def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ether
         "expires_at": rfc3339(intent.expires_at),
         "status": intent.status,
         "reported_at": rfc3339(intent.reported_at),
-        "received_base_units": sum(t.amount for t in live),
-        "confirmed_base_units": sum(t.amount for t in live if t.state == TransferState.CONFIRMED),
+        "received_base_units": received,
+        "received_amount": format_amount(received, method.decimals),
+        "confirmed_base_units": confirmed,
+        "confirmed_amount": format_amount(confirmed, method.decimals),
         "required_confirmations": intent.required_confirmations,
         "transfers": [
             {

@@ -1,1 +1,15 @@
 """The payments service's tables and queries (ledger and rates keep their own)."""
+
+from sqlmodel import Session
+
+from kernodeck_kit.db import is_postgres
+
+
+def one_or_none(session: Session, query, lock: bool):
+    """The one row `query` selects, or None; with `lock`, locked for update on PostgreSQL.
+
+    SQLite needs no row lock: the kit begins every transaction there with BEGIN IMMEDIATE.
+    """
+    if lock and is_postgres(session.get_bind()):
+        query = query.with_for_update()
+    return session.execute(query).scalar_one_or_none()

@@ -3,7 +3,7 @@
 from sqlalchemy import func, select, update
 from sqlmodel import Session
 
-from kernodeck_kit.db import insert_for
+from kernodeck_kit.db import insert_for, is_postgres
 from kernodeck_payments.store.tables import AddressCounter, SolanaPoolAddress
 
 
@@ -30,7 +30,7 @@ def take_solana_address(session: Session, intent_id: str) -> str | None:
         .order_by(SolanaPoolAddress.imported_at, SolanaPoolAddress.address)
         .limit(1)
     )
-    if session.get_bind().dialect.name == "postgresql":
+    if is_postgres(session.get_bind()):
         query = query.with_for_update(skip_locked=True)
     row = session.execute(query).scalar_one_or_none()
     if row is None:

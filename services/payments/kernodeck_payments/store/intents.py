@@ -14,26 +14,20 @@ from kernodeck_payments.domain.intents import (
     TransferState,
     address_key,
 )
+from kernodeck_payments.store import one_or_none
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
 
 OPEN = (IntentStatus.AWAITING_TRANSFER, IntentStatus.SEEN, IntentStatus.CONFIRMING)
 
 
 def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentIntent | None:
-    return _one_intent(session, select(PaymentIntent).where(PaymentIntent.id == intent_id), lock)
+    return one_or_none(session, select(PaymentIntent).where(PaymentIntent.id == intent_id), lock)
 
 
 def intent_at(session: Session, network: str, address: str, lock: bool = False) -> PaymentIntent | None:
     key = address_key(network, address)
     query = select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.address_key == key)
-    return _one_intent(session, query, lock)
-
-
-def _one_intent(session: Session, query, lock: bool) -> PaymentIntent | None:
-    # SQLite needs no row lock: the kit begins every transaction there with BEGIN IMMEDIATE.
-    if lock and session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update()
-    return session.execute(query).scalar_one_or_none()
+    return one_or_none(session, query, lock)
 
 
 def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> list[PaymentIntent]:

@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from kernodeck_kit.db import insert_for
 from kernodeck_payments.metrics import REVIEWS_OPENED
+from kernodeck_payments.store import one_or_none
 from kernodeck_payments.store.tables import ReviewAudit, ReviewItem
 
 SYSTEM = "system"
@@ -53,10 +54,7 @@ def list_reviews(session: Session, status: str | None) -> list[ReviewItem]:
 
 
 def get_review(session: Session, review_id: str, lock: bool = False) -> ReviewItem | None:
-    query = select(ReviewItem).where(ReviewItem.id == review_id)
-    if lock and session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update()
-    return session.execute(query).scalar_one_or_none()
+    return one_or_none(session, select(ReviewItem).where(ReviewItem.id == review_id), lock)
 
 
 def audit_of(session: Session, review_id: str) -> list[ReviewAudit]:
