@@ -24,13 +24,18 @@ class InstrumentedClient:
     def block(self, height: int) -> BlockRef:
         return self._measure("block", self.client.block, height)
 
+    def block_hash(self, height: int) -> str:
+        return self._measure("block_hash", self.client.block_hash, height)
+
     def transfers_in_block(self, block: BlockRef, watched: Container[str]) -> list[SeenTransfer]:
         return self._measure("transfers_in_block", self.client.transfers_in_block, block, watched)
 
     def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
         return self._measure("pending_transfers", self.client.pending_transfers, watched)
 
-    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+    def address_activity(
+        self, addresses: Collection[str], since_height: int
+    ) -> list[tuple[SeenTransfer, BlockRef | None]]:
         return self._measure("address_activity", self.client.address_activity, addresses, since_height)
 
     def _measure(self, call: str, method: Callable[..., T], *args) -> T:

@@ -115,7 +115,7 @@ class Scanner:
         with self.store.read() as session:
             remembered = scanned_blocks(session, self.network)
         found = common_ancestor(
-            remembered, lambda height: self.client.block(height).hash if height <= tip.height else None
+            remembered, lambda height: self.client.block_hash(height) if height <= tip.height else None
         )
         if found is None:
             raise ReorgTooDeep(f"{self.network}: no remembered block below {cursor.height} is on the best chain")

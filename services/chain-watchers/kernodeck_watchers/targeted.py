@@ -2,9 +2,9 @@
 "J'ai payé", and addresses newly watched (their payment may sit in a block scanned before the watch came).
 
 Mempool transfers are recorded at once. A transfer in a block is recorded
-only when that block is one the watcher has scanned (its hash is the one
-remembered at that height): it was missed because the address was not
-watched then. Newer blocks, or a chain that moved, are left to the scanner.
+only when the block it was found in is one the watcher has scanned (its
+hash is the one remembered at that height): it was missed because the
+address was not watched then. Newer blocks, or a chain that moved, are left to the scanner.
 """
 
 from collections.abc import Callable, Mapping
@@ -33,17 +33,16 @@ def look_at(
     tip = client.tip()
     newest = tip.height if scanned_from is None else min(scanned_from, tip.height)
     found = client.address_activity(list(required), max(newest - blocks_back + 1, 0))
-    blocks = {height: client.block(height) for _, height in found if height is not None}
     with journal(store, network, now()) as entry:
         cursor = get_cursor(entry.session, network)
-        for seen, height in found:
+        for seen, block in found:
             known = get_tracked(entry.session, network, seen.txid, seen.index)
-            if height is None:
+            if block is None:
                 entry.record(*transfers.in_mempool(known, seen, entry.now, required[seen.address]))
             elif (
                 cursor is not None
-                and height <= cursor.height
-                and scanned_hash(entry.session, network, height) == blocks[height].hash
+                and block.height <= cursor.height
+                and scanned_hash(entry.session, network, block.height) == block.hash
             ):
-                entry.record(*transfers.in_block(known, seen, blocks[height], cursor.height, required[seen.address]))
+                entry.record(*transfers.in_block(known, seen, block, cursor.height, required[seen.address]))
         return len(entry.kinds)

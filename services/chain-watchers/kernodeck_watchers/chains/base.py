@@ -9,8 +9,8 @@ hash lookup per output or log (`Watched.get`), never a loop over addresses.
 """
 
 from collections.abc import Collection
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,9 @@ class BlockRef:
     hash: str
     parent_hash: str
     time: int  # block timestamp, seconds since the epoch
+    # What the client fetched to make the ref (the block's contents), for `transfers_in_block` to reuse; not part
+    # of the block's identity. None: the client reads the block again, by its hash.
+    payload: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -50,15 +53,22 @@ class ChainClient(Protocol):
         """The newest block the node has (for Tron and Solana: the newest the chosen commitment allows)."""
 
     def block(self, height: int) -> BlockRef:
-        """The block at `height` on the node's best chain."""
+        """The block at `height` on the node's best chain, with its contents as `payload` where that costs no
+        more requests than the ref alone."""
+
+    def block_hash(self, height: int) -> str:
+        """The hash of the block at `height` on the node's best chain: the reorg walk's cheap question."""
 
     def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
         """Every transfer in `block` to a watched address: native coin, and tokens of any contract (their
-        `token`); payments tells the contracts it accepts from the others, which it records as unknown."""
+        `token`); payments tells the contracts it accepts from the others, which it records as unknown.
+        Read from `block.payload` when there is one, else from the node by the block's hash."""
 
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         """Transfers to watched addresses not yet in a block (mempool); [] where the network has none to show."""
 
-    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+    def address_activity(
+        self, addresses: Collection[str], since_height: int
+    ) -> list[tuple[SeenTransfer, BlockRef | None]]:
         """A targeted look at a few addresses ("J'ai payé", new watches): their transfers in the blocks from
-        `since_height` to the tip, with the block's height, and in the mempool (height None)."""
+        `since_height` to the tip, each with the block it was found in, and in the mempool (block None)."""

@@ -1,8 +1,8 @@
 """Ethereum through its standard JSON-RPC over HTTP (geth, erigon, nethermind, anvil, providers).
 
-Each block is read by hash in one batch request: the block with its
-transactions, its ERC-20 Transfer logs and, where the node has the debug API,
-its call traces. What is reported, with the index that (txid, index) makes
+Each block is read by number with its transactions (`block`), then by hash
+in one batch request: its ERC-20 Transfer logs and, where the node has the
+debug API, its call traces. What is reported, with the index that (txid, index) makes
 unique:
 
 - ETH sent by a transaction to a watched address: index 0, once its receipt
@@ -51,8 +51,8 @@ BLOCKS_WITHOUT_TRACES = Counter(
 )
 
 
-def block_ref(block: dict) -> BlockRef:
-    return BlockRef(int(block["number"], 16), block["hash"], block["parentHash"], int(block["timestamp"], 16))
+def block_ref(block: dict, payload: dict | None = None) -> BlockRef:
+    return BlockRef(int(block["number"], 16), block["hash"], block["parentHash"], int(block["timestamp"], 16), payload)
 
 
 @dataclass(frozen=True)
@@ -136,25 +136,33 @@ class EthereumClient:
         return block_ref(self.rpc.call("eth_getBlockByNumber", "latest", False))
 
     def block(self, height: int) -> BlockRef:
-        block = self.rpc.call("eth_getBlockByNumber", hex(height), False)
+        """The block with its transactions (the payload `fetch_block` reuses)."""
+        block = self._by_number(height, full=True)
+        return block_ref(block, payload=block)
+
+    def block_hash(self, height: int) -> str:
+        return self._by_number(height, full=False)["hash"]
+
+    def _by_number(self, height: int, full: bool) -> dict:
+        block = self.rpc.call("eth_getBlockByNumber", hex(height), full)
         if block is None:
             raise NodeError(f"no block at height {height}")
-        return block_ref(block)
+        return block
 
     def fetch_block(self, block: BlockRef) -> BlockContents:
-        """The block's transactions, Transfer logs and traces, by hash: all of that one block even if a reorg
-        replaces it meanwhile (then NodeError, once the node has forgotten it)."""
-        calls = [
-            ("eth_getBlockByHash", [block.hash, True]),
-            ("eth_getLogs", [{"blockHash": block.hash, "topics": [TRANSFER_TOPIC]}]),
-        ]
+        """The block's transactions (its payload, else read by hash), Transfer logs and traces, by hash: all of
+        that one block even if a reorg replaces it meanwhile (then NodeError, once the node has forgotten it)."""
+        calls = [("eth_getLogs", [{"blockHash": block.hash, "topics": [TRANSFER_TOPIC]}])]
         if self.traces:
             calls.append(("debug_traceBlockByHash", [block.hash, {"tracer": "callTracer"}]))
+        if block.payload is None:
+            calls.append(("eth_getBlockByHash", [block.hash, True]))
         answers = self.rpc.batch(calls)
-        body, logs = ok(answers[0]), ok(answers[1])
+        body = block.payload if block.payload is not None else ok(answers.pop())
+        logs = ok(answers[0])
         if body is None:
             raise NodeError(f"block {block.hash} (height {block.height}) is no longer known to the node")
-        traces = self._traces(block, answers[2]) if self.traces else None
+        traces = self._traces(block, answers[1]) if self.traces else None
         if traces is None:
             BLOCKS_WITHOUT_TRACES.labels(self.network).inc()
         return BlockContents(body["transactions"], logs, traces)
@@ -192,10 +200,12 @@ class EthereumClient:
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []
 
-    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+    def address_activity(
+        self, addresses: Collection[str], since_height: int
+    ) -> list[tuple[SeenTransfer, BlockRef | None]]:
         """Token transfers to `addresses` (one eth_getLogs) and the ETH that transactions sent them, in the
-        blocks since `since_height`. Internal transfers would need every block traced: a balance larger than the
-        ETH found is logged for an operator instead."""
+        blocks since `since_height`, each with the block it is in (a log's `blockHash`). Internal transfers would
+        need every block traced: a balance larger than the ETH found is logged for an operator instead."""
         wanted = {self.normalize(address) for address in addresses}
         watched = sorted(wanted)
         tip = self.tip().height
@@ -203,14 +213,19 @@ class EthereumClient:
         log_filter = {"fromBlock": hex(since_height), "toBlock": hex(tip), "topics": [TRANSFER_TOPIC, None, to_topics]}
         balance_calls = [("eth_getBalance", [address, hex(tip)]) for address in watched]
         logs, *balances = map(ok, self.rpc.batch([("eth_getLogs", [log_filter]), *balance_calls]))
-        found = [(t, int(e["blockNumber"], 16)) for e in logs for t in token_transfers([e], wanted)]
+        blocks: dict[str, BlockRef] = {}
         native = []
         for first in range(since_height, tip + 1, BATCH_BLOCKS):
             calls = [("eth_getBlockByNumber", [hex(h), True]) for h in range(first, min(first + BATCH_BLOCKS, tip + 1))]
             for block in filter(None, map(ok, self.rpc.batch(calls))):  # None: a reorg shortened the chain
-                native += [(t, int(block["number"], 16)) for t in native_transfers(block["transactions"], wanted)]
+                ref = blocks[block["hash"]] = block_ref(block)
+                native += [(t, ref) for t in native_transfers(block["transactions"], wanted)]
+        blocks |= self._headers({e["blockHash"] for e in logs} - blocks.keys())
+        found = [
+            (t, blocks[e["blockHash"]]) for e in logs if e["blockHash"] in blocks for t in token_transfers([e], wanted)
+        ]
         succeeded = set(self._succeeded([t for t, _ in native]))
-        found += [(t, height) for t, height in native if t in succeeded]
+        found += [(t, ref) for t, ref in native if t in succeeded]
         for address, balance in zip(watched, balances, strict=True):
             if int(balance, 16) > sum(t.amount for t, _ in found if t.token is None and t.address == address):
                 log.warning(
@@ -223,3 +238,10 @@ class EthereumClient:
                     },
                 )
         return found
+
+    def _headers(self, hashes: Collection[str]) -> dict[str, BlockRef]:
+        """The refs of blocks a reorg replaced since their logs were read; those the node forgot are left out."""
+        if not hashes:
+            return {}
+        answers = self.rpc.batch([("eth_getBlockByHash", [block_hash, False]) for block_hash in hashes])
+        return {block["hash"]: block_ref(block) for block in filter(None, map(ok, answers))}

@@ -41,7 +41,6 @@ class SolanaClient:
         self.rpc = JsonRpc(rpc_url, timeout_s)
         self.network = network
         self.commitment = commitment
-        self._last_block: tuple[int, dict] | None = None  # block()'s fetch, reused by transfers_in_block()
 
     def normalize(self, address: str) -> str:
         return address  # base58 public keys have one spelling
@@ -57,16 +56,17 @@ class SolanaClient:
         block = self._get_block(height, "full")
         if block is None:
             return self._skipped(height)
-        self._last_block = (height, block)
-        return _ref(height, block)
+        return _ref(height, block, payload=block)
+
+    def block_hash(self, height: int) -> str:
+        block = self._get_block(height, "none")
+        return self._skipped(height).hash if block is None else block["blockhash"]
 
     def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
         """Every SPL mint comes back, the mint as `token`."""
         if block.hash == block.parent_hash:
             return []  # a skipped slot
-        height, raw = self._last_block or (None, None)
-        if height != block.height or raw["blockhash"] != block.hash:
-            raw = self._get_block(block.height, "full")
+        raw = block.payload or self._get_block(block.height, "full")
         if raw is None or raw["blockhash"] != block.hash:
             raise NodeError(f"slot {block.height} no longer holds block {block.hash}")
         return [t for item in raw["transactions"] for t in _transfers(item, watched)]
@@ -74,8 +74,11 @@ class SolanaClient:
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []
 
-    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
-        """From each address's signature index: one getTransaction per transaction, however many it paid."""
+    def address_activity(
+        self, addresses: Collection[str], since_height: int
+    ) -> list[tuple[SeenTransfer, BlockRef | None]]:
+        """From each address's signature index: one getTransaction per transaction, however many it paid, and
+        one getBlock (without its transactions) per slot found."""
         signatures = dict.fromkeys(  # newest first, each once
             entry["signature"]
             for address in addresses
@@ -83,11 +86,20 @@ class SolanaClient:
             if entry["err"] is None
         )
         config = {"encoding": "json", "commitment": self.commitment, "maxSupportedTransactionVersion": 0}
-        found = []
+        found: list[tuple[SeenTransfer, BlockRef | None]] = []
+        refs: dict[int, BlockRef | None] = {}
         for signature in signatures:
             item = self.rpc.call("getTransaction", signature, config)
-            if item is not None:
-                found += [(t, item["slot"]) for t in _transfers(item, addresses)]
+            if item is None:
+                continue
+            slot = item["slot"]
+            if slot not in refs:
+                # getTransaction names the slot, not the block: the hash is that of the slot's block now, so a
+                # fork between the two reads goes unseen (only the slot is checked; `finalized` has no forks).
+                block = self._get_block(slot, "none")
+                refs[slot] = None if block is None else _ref(slot, block)
+            if refs[slot] is not None:  # None: the slot lost its block meanwhile
+                found += [(t, refs[slot]) for t in _transfers(item, addresses)]
         return found
 
     def _signatures_since(self, address: str, since_height: int) -> list[dict]:
@@ -128,8 +140,8 @@ class SolanaClient:
             raise
 
 
-def _ref(slot: int, block: dict) -> BlockRef:
-    return BlockRef(slot, block["blockhash"], block["previousBlockhash"], block["blockTime"] or 0)
+def _ref(slot: int, block: dict, payload: dict | None = None) -> BlockRef:
+    return BlockRef(slot, block["blockhash"], block["previousBlockhash"], block["blockTime"] or 0, payload)
 
 
 def _transfers(item: dict, watched: Watched) -> list[SeenTransfer]:

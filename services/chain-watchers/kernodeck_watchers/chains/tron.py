@@ -50,25 +50,32 @@ class TronClient:
         return block_ref(self._block("getnowblock", {}))
 
     def block(self, height: int) -> BlockRef:
-        return block_ref(self._block("getblockbynum", {"num": height}))
+        """The block with its transactions (the payload `transfers_in_block` reuses)."""
+        raw = self._block("getblockbynum", {"num": height})
+        return block_ref(raw, payload=raw)
+
+    def block_hash(self, height: int) -> str:
+        return self.block(height).hash  # the API has no lighter way to a block by number
 
     def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
         """TRX and TRC-20 transfers to watched addresses, whatever the token contract."""
-        raw = self._block("getblockbyid", {"value": block.hash})
+        raw = block.payload or self._block("getblockbyid", {"value": block.hash})
         infos = self._infos(block, {tx["txID"] for tx in raw.get("transactions", [])})
         return block_transfers(raw, infos, watched)
 
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []  # a transaction waits about 3 s for its block: no mempool worth watching
 
-    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+    def address_activity(
+        self, addresses: Collection[str], since_height: int
+    ) -> list[tuple[SeenTransfer, BlockRef | None]]:
         """Transfers to `addresses` in every block from `since_height` to the tip (two requests per block)."""
         tip = self.tip()
         watched = set(addresses)
         return [
-            (transfer, height)
-            for height in range(since_height, tip.height + 1)
-            for transfer in self.transfers_in_block(self.block(height), watched)
+            (transfer, block)
+            for block in map(self.block, range(since_height, tip.height + 1))
+            for transfer in self.transfers_in_block(block, watched)
         ]
 
     # -- the node --------------------------------------------------------------
@@ -93,7 +100,7 @@ class TronClient:
         return answer
 
 
-def block_ref(block: dict) -> BlockRef:
+def block_ref(block: dict, payload: dict | None = None) -> BlockRef:
     header = block["block_header"]["raw_data"]
     # Protobuf's JSON leaves zero fields out: the genesis block has no number and no timestamp.
     return BlockRef(
@@ -101,6 +108,7 @@ def block_ref(block: dict) -> BlockRef:
         hash=block["blockID"],
         parent_hash=header["parentHash"],
         time=header.get("timestamp", 0) // 1000,
+        payload=payload,
     )
 
 

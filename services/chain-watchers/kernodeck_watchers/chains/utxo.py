@@ -79,13 +79,18 @@ class UtxoClient:
         return address.strip()
 
     def tip(self) -> BlockRef:
-        return self._header(self.rpc.call("getbestblockhash"))
+        return _ref(self.rpc.call("getblockheader", self.rpc.call("getbestblockhash")))
 
     def block(self, height: int) -> BlockRef:
-        return self._header(self.rpc.call("getblockhash", height))
+        decoded = self.rpc.call("getblock", self.block_hash(height), 2)
+        return _ref(decoded, payload=decoded)
+
+    def block_hash(self, height: int) -> str:
+        return self.rpc.call("getblockhash", height)
 
     def transfers_in_block(self, block: BlockRef, watched: Container[str]) -> list[SeenTransfer]:
-        return match(self.rpc.call("getblock", block.hash, 2)["tx"], watched)
+        decoded = block.payload or self.rpc.call("getblock", block.hash, 2)
+        return match(decoded["tx"], watched)
 
     def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
         self._refresh_mempool()
@@ -96,17 +101,15 @@ class UtxoClient:
             if address in watched
         ]
 
-    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+    def address_activity(
+        self, addresses: Collection[str], since_height: int
+    ) -> list[tuple[SeenTransfer, BlockRef | None]]:
         only = {self.normalize(address) for address in addresses}
-        found: list[tuple[SeenTransfer, int | None]] = [(seen, None) for seen in self.pending_transfers(only)]
+        found: list[tuple[SeenTransfer, BlockRef | None]] = [(seen, None) for seen in self.pending_transfers(only)]
         for height in range(since_height, self.rpc.call("getblockcount") + 1):
-            block = self.rpc.call("getblock", self.rpc.call("getblockhash", height), 2)
-            found += [(seen, height) for seen in match(block["tx"], only)]
+            block = self.block(height)
+            found += [(seen, block) for seen in self.transfers_in_block(block, only)]
         return found
-
-    def _header(self, block_hash: str) -> BlockRef:
-        header = self.rpc.call("getblockheader", block_hash)
-        return BlockRef(header["height"], header["hash"], header.get("previousblockhash", ""), header["time"])
 
     def _refresh_mempool(self) -> None:
         listed = self.rpc.call("getrawmempool")
@@ -120,3 +123,8 @@ class UtxoClient:
             ):
                 if not isinstance(tx, RpcError):  # an error: it left the mempool meanwhile
                     self._mempool[txid] = tuple(outputs(tx))
+
+
+def _ref(header: dict, payload: dict | None = None) -> BlockRef:
+    """The ref of a `getblockheader` or `getblock` answer (both carry the header's fields)."""
+    return BlockRef(header["height"], header["hash"], header.get("previousblockhash", ""), header["time"], payload)

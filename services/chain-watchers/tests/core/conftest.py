@@ -104,6 +104,14 @@ class FakeChain:
         self._then("block")
         return ref
 
+    def block_hash(self, height: int) -> str:
+        self._answer("block_hash")
+        if height > self.height:
+            raise NodeError(f"no block at {height}")
+        block_hash = self.best[height].ref.hash
+        self._then("block_hash")
+        return block_hash
+
     def transfers_in_block(self, block: BlockRef, watched: Container[str]) -> list[SeenTransfer]:
         self._answer("transfers_in_block")
         return [t for t in self.known[block.hash].transfers if t.address in watched]
@@ -112,11 +120,14 @@ class FakeChain:
         self._answer("pending_transfers")
         return [t for t in self.mempool if t.address in watched]
 
-    def address_activity(self, addresses: Collection[str], since_height: int) -> list[tuple[SeenTransfer, int | None]]:
+    def address_activity(
+        self, addresses: Collection[str], since_height: int
+    ) -> list[tuple[SeenTransfer, BlockRef | None]]:
         self._answer("address_activity")
-        found: list[tuple[SeenTransfer, int | None]] = [(t, None) for t in self.mempool if t.address in addresses]
+        found: list[tuple[SeenTransfer, BlockRef | None]] = [(t, None) for t in self.mempool if t.address in addresses]
         for block in self.best[since_height:]:
-            found += [(t, block.ref.height) for t in block.transfers if t.address in addresses]
+            found += [(t, block.ref) for t in block.transfers if t.address in addresses]
+        self._then("address_activity")
         return found
 
     def _then(self, call: str) -> None:

@@ -279,7 +279,7 @@ def test_after_a_reorganisation_too_deep_the_status_lags_until_a_pass_reaches_th
     chain.reorg(10, *[[]] * 10)  # every remembered block orphaned
     assert runtime.turn(store, payments) == 1
     during = []
-    chain.then["block"] = lambda: during.append(runtime.report_status(store))  # the node answers meanwhile
+    chain.then["block_hash"] = lambda: during.append(runtime.report_status(store))  # the node answers meanwhile
     runtime.turn(store, payments)
     (status,) = during
     assert status.lagging

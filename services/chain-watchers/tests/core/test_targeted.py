@@ -42,6 +42,23 @@ def test_a_block_the_scanner_has_not_reached_is_left_to_it(make_scanner, store, 
     assert events.new() == []
 
 
+def test_a_transfer_whose_block_is_replaced_during_the_look_is_left_to_the_scanner(
+    make_scanner, store, chain, events, clock, pay
+):
+    scanner = make_scanner()
+    scanner.run()
+    chain.mine(pay(LATE, 5))
+    scanner.run()
+
+    def replaced():  # a reorg between the look's read and its record, and a scan of the new block
+        chain.reorg(1, [])
+        scanner.run()
+
+    chain.then["address_activity"] = replaced
+    assert look_at(store, chain, {LATE: 2}, 10, clock) == 0
+    assert events.new() == []
+
+
 def test_only_the_last_blocks_are_looked_at(make_scanner, store, chain, events, clock, pay):
     scanner = make_scanner()
     scanner.run()

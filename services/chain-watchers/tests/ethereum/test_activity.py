@@ -10,7 +10,7 @@ def height(receipt: dict) -> int:
     return int(receipt["blockNumber"], 16)
 
 
-def test_recent_eth_and_token_transfers_are_reported_with_their_heights(anvil, client, tokens, new_address, caplog):
+def test_recent_eth_and_token_transfers_are_reported_with_their_blocks(anvil, client, tokens, new_address, caplog):
     address = new_address()
     before = anvil.wait_receipt(send(anvil, {"to": address, "value": "0x1"}))
     eth = anvil.wait_receipt(send(anvil, {"to": address, "value": hex(10**16)}))
@@ -20,13 +20,13 @@ def test_recent_eth_and_token_transfers_are_reported_with_their_heights(anvil, c
     with caplog.at_level(logging.WARNING):
         found = client.address_activity([address.upper().replace("0X", "0x")], since_height=height(eth))
 
-    assert sorted(found, key=lambda f: f[1]) == [
-        (SeenTransfer(eth["transactionHash"], 0, address, None, 10**16), height(eth)),
+    assert sorted(found, key=lambda f: f[1].height) == [
+        (SeenTransfer(eth["transactionHash"], 0, address, None, 10**16), client.block(height(eth))),
         (
             SeenTransfer(
                 usdt["transactionHash"], int(usdt["logs"][0]["logIndex"], 16), address, tokens["USDT"], 42_000_000
             ),
-            height(usdt),
+            client.block(height(usdt)),
         ),
     ]
     assert height(before) < height(eth)
@@ -66,4 +66,4 @@ def test_several_addresses_are_looked_at_in_one_go(anvil, client, tokens, new_ad
     assert sorted((t.address, t.token, t.amount) for t, _ in found) == sorted(
         [(first, None, 7), (second, tokens["USDC"], 3_000_000)]
     )
-    assert {h for _, h in found} == {height(eth), height(usdc)}
+    assert {block.hash for _, block in found} == {eth["blockHash"], usdc["blockHash"]}

@@ -67,4 +67,4 @@ def test_a_transfer_to_a_looked_up_address_is_found_at_its_loaded_index(node, wa
         {"accountKey": str(table), "readonlyIndexes": [], "writableIndexes": [0]}
     ]
     assert item["meta"]["loadedAddresses"] == {"readonly": [], "writable": [str(watched)]}
-    assert client.address_activity([str(watched)], 0) == [(transfers[0], slot)]
+    assert client.address_activity([str(watched)], 0) == [(transfers[0], client.block(slot))]

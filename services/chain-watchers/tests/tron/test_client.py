@@ -83,7 +83,7 @@ def test_a_reorg_cannot_replace_solidified_blocks(double):
         double.reorg(double.solidify_after + 1)
 
 
-def test_address_activity_reports_transfers_with_their_heights(double, latest, usdt, new_address):
+def test_address_activity_reports_transfers_with_their_blocks(double, latest, usdt, new_address):
     to = new_address()
     first = double.transfer(to, 1_000_000)
     double.mine(1)
@@ -92,10 +92,12 @@ def test_address_activity_reports_transfers_with_their_heights(double, latest, u
     double.mine(2)
 
     assert latest.address_activity([to], since) == [
-        (SeenTransfer(first, 0, to, None, 1_000_000), since),
-        (SeenTransfer(second, 0, to, usdt, 2_000_000), since + 1),
+        (SeenTransfer(first, 0, to, None, 1_000_000), latest.block(since)),
+        (SeenTransfer(second, 0, to, usdt, 2_000_000), latest.block(since + 1)),
     ]
-    assert latest.address_activity([to], since + 1) == [(SeenTransfer(second, 0, to, usdt, 2_000_000), since + 1)]
+    assert latest.address_activity([to], since + 1) == [
+        (SeenTransfer(second, 0, to, usdt, 2_000_000), latest.block(since + 1))
+    ]
     assert latest.pending_transfers({to}) == []
 
 

@@ -75,8 +75,8 @@ def test_address_activity_reports_the_mempool_and_recent_blocks(client, node):
     node.mine(2)
     pending = node.pay(address, 200_000)
     found = client.address_activity([address.upper()], mined_at)
-    assert sorted((seen.txid, seen.amount, height) for seen, height in found) == sorted(
-        [(mined, 100_000, mined_at), (pending, 200_000, None)]
+    assert sorted((seen.txid, seen.amount, block) for seen, block in found) == sorted(
+        [(mined, 100_000, client.block(mined_at)), (pending, 200_000, None)]
     )
     assert [seen.txid for seen, _ in client.address_activity([address], mined_at + 1)] == [pending]
     node.mine(1)

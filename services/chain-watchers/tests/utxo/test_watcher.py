@@ -92,39 +92,44 @@ def test_block_notifications_wake_the_scan_without_polling(
 def test_the_standby_takes_over_a_killed_active_replica_without_missing_or_repeating(
     node, fake_payments, start_watcher, announce, tap, watcher_db, runtime, wait, monkeypatch
 ):
-    scan_block = UtxoClient.transfers_in_block
-    gate = eventlet.event.Event()
-
-    def held_back_scan(self, block, watched):
-        gate.wait()  # until the blocks are mined; then slowly, so that the kill falls mid-scan
-        eventlet.sleep(0.05)
-        return scan_block(self, block, watched)
-
-    monkeypatch.setattr(UtxoClient, "transfers_in_block", held_back_scan)
     first = start_watcher()
     wait(lambda: runtime(first).lock.held, what="the first replica to take the lock")
     second = start_watcher()
-    eventlet.sleep(0.5)
-    assert not runtime(second).lock.held
+    tries = []  # the standby's attempts at the lock
+    take_lock = runtime(second).lock.hold
+    monkeypatch.setattr(runtime(second).lock, "hold", lambda: tries.append(take_lock()) or tries[-1])
+    wait(lambda: len(tries) >= 2, what="the standby to try the lock")
+    assert not any(tries)
     addresses = [node.new_address() for _ in range(12)]
     for address in addresses:
         announce(address)
     wait(lambda: set(addresses) <= watcher_db.watched(), what="the addresses")
     start = node.height()
+    hold_at = start + len(addresses) // 2
+
+    scan_block = UtxoClient.transfers_in_block
+    reached, never = eventlet.event.Event(), eventlet.event.Event()
+
+    def held_back_scan(self, block, watched):
+        if block.height == hold_at and not reached.ready():
+            reached.send()
+            never.wait()  # the active replica is killed here, in the middle of its pass
+        return scan_block(self, block, watched)
+
+    monkeypatch.setattr(UtxoClient, "transfers_in_block", held_back_scan)
     payments = {}
     for address in addresses:
         txid = node.pay(address, AMOUNT)
         payments[(txid, node.output_index(txid, address))] = address
         node.mine(1)
-    end = node.height()
-    gate.send()
-    wait(lambda: start + 2 < (watcher_db.cursor_height() or 0) < end - 2, what="the scan to be half way")
+    wait(reached.ready, what="the active replica to scan the middle block")
+    assert start < watcher_db.cursor_height() < hold_at  # blocks before it are written, it is not
     first.kill()
     wait(lambda: runtime(second).lock.held, seconds=5, what="the standby to take the lock")
     node.mine(2)
     for txid, index in payments:
         tap.wait_for("transfer_confirmed", txid=txid, index=index)
-    eventlet.sleep(0.5)  # anything late or repeated would be here by now
+    tap.wait_for("watcher_status", scanned_height=node.height())
 
     # The outbox delivers at least once: a row published just before the kill, not yet marked sent, goes
     # out again from the standby with the same event_id, which consumers drop. Distinct events count.
