@@ -94,6 +94,7 @@ class PaymentSettled(Event):
     account_id: str
     amount_usd_cents: int
     method: str  # "BTC/bitcoin", ..., or "balance"
+    extension_id: str | None = None  # set when the payment is for a confirmed extension of the order
 
 
 class PaymentReported(Event):
@@ -190,6 +191,191 @@ class WatcherStatus(Event):
     lagging: bool
 
 
+class PaymentInstructionsCreated(Event):
+    """A crypto payment intent was opened: what the customer is asked to send. Never a secret."""
+
+    source = "payments"
+    type = "payment_instructions_created"
+
+    payment_id: str
+    account_id: str
+    purpose: str  # "order", "topup" or "extension"
+    order_id: str | None = None
+    topup_id: str | None = None
+    extension_id: str | None = None
+    asset: str
+    network: str
+    amount: str  # decimal string in the asset's unit, as shown to the customer
+    amount_base_units: int
+    amount_usd_cents: int
+    expires_at: datetime
+
+
+class PaymentStatusChanged(Event):
+    """A payment intent's customer-facing status moved (seen, confirming, settled, underpaid, overpaid, late,
+    expired, in_review). `confirmations` is the best confirmation count among its transfers."""
+
+    source = "payments"
+    type = "payment_status_changed"
+
+    payment_id: str
+    account_id: str
+    purpose: str
+    order_id: str | None = None
+    topup_id: str | None = None
+    extension_id: str | None = None
+    status: str
+    previous_status: str
+    confirmations: int = 0
+    required_confirmations: int = 0
+
+
+class BalanceDebited(Event):
+    """The balance paid for something (an order or an extension)."""
+
+    source = "payments"
+    type = "balance_debited"
+
+    account_id: str
+    amount_usd_cents: int
+    order_id: str | None = None
+    extension_id: str | None = None
+
+
+class SupportRequestOpened(Event):
+    source = "orders"
+    type = "support_request_opened"
+
+    request_id: str
+    order_id: str
+    account_id: str
+    kind: str  # incident, extension, question
+
+
+class SupportRequestAnswered(Event):
+    """An operator answered a support request (the answer's text stays in orders: fetch it there)."""
+
+    source = "orders"
+    type = "support_request_answered"
+
+    request_id: str
+    order_id: str
+    account_id: str
+    kind: str
+
+
+class ExtensionConfirmed(Event):
+    """An operator confirmed an extension: it is payable like an order, at `price_usd_cents`."""
+
+    source = "orders"
+    type = "extension_confirmed"
+
+    extension_id: str
+    order_id: str
+    account_id: str
+    extra_days: int
+    price_usd_cents: int
+
+
+class ExtensionPaid(Event):
+    """An extension's payment settled: provisioning moves the rental's end."""
+
+    source = "orders"
+    type = "extension_paid"
+
+    extension_id: str
+    order_id: str
+    account_id: str
+    extra_days: int
+
+
+class ProvisioningStarted(Event):
+    source = "provisioning"
+    type = "provisioning_started"
+
+    order_id: str
+    account_id: str
+
+
+class RentalReady(Event):
+    """The node passed its readiness check and the access was handed over (never in the event: ask provisioning)."""
+
+    source = "provisioning"
+    type = "rental_ready"
+
+    order_id: str
+    account_id: str
+    delivered_at: datetime
+    starts_at: datetime
+    ends_at: datetime
+
+
+class ProvisioningFailed(Event):
+    """No node could be delivered (none free, or every candidate failed its check): the order fails and is refunded."""
+
+    source = "provisioning"
+    type = "provisioning_failed"
+
+    order_id: str
+    account_id: str
+    reason: str
+
+
+class RentalEnding(Event):
+    """Sent `hours_left` (24, then 1) hours before the end, with the advice to export results."""
+
+    source = "provisioning"
+    type = "rental_ending"
+
+    order_id: str
+    account_id: str
+    ends_at: datetime
+    hours_left: int
+
+
+class RentalExtended(Event):
+    source = "provisioning"
+    type = "rental_extended"
+
+    order_id: str
+    account_id: str
+    extension_id: str
+    ends_at: datetime
+
+
+class RentalEnded(Event):
+    """The term is over: keys revoked, processes stopped, files wiped, GPUs freed."""
+
+    source = "provisioning"
+    type = "rental_ended"
+
+    order_id: str
+    account_id: str
+    ended_at: datetime
+
+
+class TelegramLinkRequested(Event):
+    """A customer asked for a Telegram deep link: notify binds the chat that presents the token (only its hash
+    travels) before `expires_at`, and greets it in `language`."""
+
+    source = "accounts"
+    type = "telegram_link_requested"
+
+    account_id: str
+    token_hash: str
+    expires_at: datetime
+    language: str = "en"
+
+
+class TelegramUnlinkRequested(Event):
+    """The customer unlinked Telegram from the account page: every chat of the account stops receiving."""
+
+    source = "accounts"
+    type = "telegram_unlink_requested"
+
+    account_id: str
+
+
 ALL_EVENTS: tuple[type[Event], ...] = (
     OrderCreated,
     OrderStatusChanged,
@@ -204,4 +390,19 @@ ALL_EVENTS: tuple[type[Event], ...] = (
     TransferConfirmed,
     TransferReverted,
     WatcherStatus,
+    PaymentInstructionsCreated,
+    PaymentStatusChanged,
+    BalanceDebited,
+    SupportRequestOpened,
+    SupportRequestAnswered,
+    ExtensionConfirmed,
+    ExtensionPaid,
+    ProvisioningStarted,
+    RentalReady,
+    ProvisioningFailed,
+    RentalEnding,
+    RentalExtended,
+    RentalEnded,
+    TelegramLinkRequested,
+    TelegramUnlinkRequested,
 )
