@@ -7,9 +7,9 @@ external chain cached; parsing an account key is timed on its own.
 
 import time
 
-from kernodeck_payments.domain.derivation import derive_deposit_address
-from kernodeck_payments.domain.hd import parse_extended_public_key
-from kernodeck_payments.domain.networks import chain_params
+from kernodeck_chains.derivation import derive_deposit_address
+from kernodeck_chains.hd import parse_extended_public_key
+from kernodeck_chains.networks import chain_params
 
 # Published account keys of the "abandon ... about" test mnemonic.
 ACCOUNTS = {

@@ -35,9 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from infra.devnet.nodes import BitcoinNode
-from kernodeck_payments.domain.base58 import ALPHABET as BASE58
-from kernodeck_payments.domain.bech32 import CHARSET as BECH32
-from kernodeck_payments.domain.bech32 import encode_segwit_address
+from kernodeck_chains.base58 import ALPHABET as BASE58
+from kernodeck_chains.bech32 import CHARSET as BECH32
+from kernodeck_chains.bech32 import encode_segwit_address
 from kernodeck_watchers.chains.jsonrpc import JsonRpc
 from kernodeck_watchers.chains.utxo import match
 from kernodeck_watchers.domain.watched import WatchedAddresses

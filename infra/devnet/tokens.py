@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 from infra.devnet.nodes import AnvilNode, NodeError, find_binary
-from kernodeck_payments.domain.hashes import keccak256
+from kernodeck_chains.evm import selector
 
 CONTRACTS_DIR = Path(__file__).resolve().parent / "contracts"
 MINTED = 10**15  # base units minted to the deployer of each token: 1e9 tokens at 6 decimals
@@ -92,11 +92,6 @@ def encode_args(kinds: list[str], values: list) -> bytes:
         else:
             heads.append(_static(kind, value))
     return b"".join(heads + tails)
-
-
-def selector(signature: str) -> bytes:
-    """The 4 bytes that pick the function ``signature`` (e.g. ``"transfer(address,uint256)"``)."""
-    return keccak256(signature.encode())[:4]
 
 
 def call_data(signature: str, *args) -> str:

@@ -6,8 +6,8 @@ from infra.devnet import nodes
 from infra.local.devnet import Devnet, configured_watchers, dev_solana_addresses
 from infra.local.run import read_dotenv, wants_devnet
 from infra.local.stack import ROOT, Stack, watcher_env
+from kernodeck_chains.addresses import is_valid_solana_address
 from kernodeck_payments.config import PaymentsSettings
-from kernodeck_payments.domain.addresses import is_valid_solana_address
 from kernodeck_payments.domain.methods import METHODS
 
 

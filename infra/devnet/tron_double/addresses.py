@@ -4,8 +4,8 @@ The account id is the same 20 bytes on Tron and on the EVM that runs the
 double's contracts; Tron only adds the 0x41 byte and a base58check text form.
 """
 
-from kernodeck_payments.domain.addresses import TRON_PREFIX, tron_hex_address
-from kernodeck_payments.domain.base58 import b58check_encode
+from kernodeck_chains.addresses import TRON_PREFIX, tron_hex_address
+from kernodeck_chains.base58 import b58check_encode
 
 PREFIX = f"{TRON_PREFIX:02x}"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import coincurve
 
-from kernodeck_payments.domain.addresses import tron_address
+from kernodeck_chains.addresses import tron_address
 
 from . import protobuf, transactions
 from .addresses import to_hex

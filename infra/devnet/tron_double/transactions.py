@@ -4,7 +4,7 @@ import time
 
 import coincurve
 
-from kernodeck_payments.domain.addresses import tron_address
+from kernodeck_chains.addresses import tron_address
 
 from . import protobuf
 from .addresses import to_hex

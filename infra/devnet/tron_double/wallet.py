@@ -8,7 +8,7 @@ the `visible` flag. Shapes follow java-tron: not found is `{}`, failures are
 
 from dataclasses import dataclass
 
-from infra.devnet.tokens import selector
+from kernodeck_chains.evm import selector
 
 from . import transactions
 from .addresses import to_evm

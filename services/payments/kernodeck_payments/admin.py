@@ -10,11 +10,11 @@ from pathlib import Path
 
 from sqlmodel import Session
 
+from kernodeck_chains.addresses import is_valid_solana_address
 from kernodeck_kit import migrations
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.types import utcnow
 from kernodeck_payments.config import PaymentsSettings
-from kernodeck_payments.domain.addresses import is_valid_solana_address
 from kernodeck_payments.store.addresses import import_solana_addresses, solana_pool_left
 
 

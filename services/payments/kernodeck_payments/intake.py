@@ -3,16 +3,16 @@
 from datetime import datetime
 from uuid import uuid4
 
+from kernodeck_chains.derivation import derive_deposit_address
+from kernodeck_chains.networks import chain_params
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import AddressWatched
 from kernodeck_kit.outbox import Tx
 from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import crypto_amount
-from kernodeck_payments.domain.derivation import derive_deposit_address
 from kernodeck_payments.domain.intents import IntentStatus, Purpose, address_key
 from kernodeck_payments.domain.methods import Method, token_contract
-from kernodeck_payments.domain.networks import chain_params
 from kernodeck_payments.store.addresses import take_index, take_solana_address
 from kernodeck_payments.store.tables import PaymentIntent
 

@@ -2,10 +2,10 @@
 
 from datetime import datetime
 
-from kernodeck_payments.domain.amounts import format_amount
+from kernodeck_chains.amounts import format_amount
+from kernodeck_chains.uris import payment_uri
 from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token
 from kernodeck_payments.domain.methods import find_method
-from kernodeck_payments.domain.uris import payment_uri
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewAudit, ReviewItem, Topup
 
 

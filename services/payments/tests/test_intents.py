@@ -11,14 +11,14 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import Session
 
+from kernodeck_chains.derivation import derive_deposit_address
+from kernodeck_chains.networks import chain_params
 from kernodeck_contracts.events import WatcherStatus
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_payments.availability import load_board
-from kernodeck_payments.domain.derivation import derive_deposit_address
 from kernodeck_payments.domain.intents import Purpose
 from kernodeck_payments.domain.methods import find_method
-from kernodeck_payments.domain.networks import chain_params
 from kernodeck_payments.intake import open_intent
 from kernodeck_payments.store.addresses import import_solana_addresses
 from services.payments.tests.conftest import RATES, TEST_KEYS

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from kernodeck_chains.base58 import b58check_decode, b58check_encode
 from kernodeck_payments.config import PaymentsSettings
-from kernodeck_payments.domain.base58 import b58check_decode, b58check_encode
 
 try:
     from infra.devnet import nodes

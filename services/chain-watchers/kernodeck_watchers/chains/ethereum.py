@@ -33,13 +33,14 @@ from typing import Any
 
 from prometheus_client import Counter
 
+from kernodeck_chains import evm
 from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer, Watched
 from kernodeck_watchers.chains.jsonrpc import JsonRpc, RpcError, ok
 
 log = logging.getLogger(__name__)
 
-# keccak256("Transfer(address,address,uint256)"), the ERC-20 (and ERC-721) Transfer event's topic0
-TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+# The ERC-20 (and ERC-721) Transfer event's topic0, as Ethereum's JSON-RPC spells it.
+TRANSFER_TOPIC = "0x" + evm.TRANSFER_TOPIC
 METHOD_NOT_FOUND = -32601
 VALUE_FRAMES = frozenset({"CALL", "CREATE", "CREATE2", "SELFDESTRUCT"})  # frames whose value moves to `to`
 BATCH_BLOCKS = 8  # full blocks per batch in address_activity: geth caps a batch answer at 25 MB

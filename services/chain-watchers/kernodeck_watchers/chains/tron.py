@@ -15,26 +15,15 @@ the contract that emitted the log. Only transactions whose ``contractRet`` is
 SUCCESS count. Addresses are base58check (T...), matched as given.
 """
 
-import hashlib
 from collections.abc import Collection
+
+from kernodeck_chains.addresses import tron_address_of
+from kernodeck_chains.evm import TRANSFER_TOPIC
 
 from .base import BlockRef, NodeError, SeenTransfer, Watched
 from .jsonrpc import post_json
 
-TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 _ADDRESS_PADDING = "0" * 24
-_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-
-
-def base58check(payload: bytes) -> str:
-    """Base58Check text of `payload` (a Tron address: 0x41 followed by the 20-byte account id)."""
-    data = payload + hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
-    number = int.from_bytes(data, "big")
-    digits = []
-    while number:
-        number, remainder = divmod(number, 58)
-        digits.append(_ALPHABET[remainder])
-    return "1" * (len(data) - len(data.lstrip(b"\0"))) + "".join(reversed(digits))
 
 
 class TronClient:
@@ -143,7 +132,7 @@ def trc20_transfers(info: dict, watched: Watched) -> list[SeenTransfer]:
             continue
         if not topics[2].startswith(_ADDRESS_PADDING):
             continue  # 32 bytes that are no address: not an ERC-20 Transfer
-        to = base58check(bytes.fromhex("41" + topics[2][-40:]))
+        to = tron_address_of(bytes.fromhex(topics[2][-40:]))
         if to in watched:
             amount = int(log["data"], 16)
             found.append(SeenTransfer(txid=info["id"], index=position, address=to, token=log["address"], amount=amount))

@@ -4,7 +4,7 @@ import coincurve
 import pytest
 
 from infra.devnet.tron_double import TronDouble
-from kernodeck_payments.domain.addresses import tron_address
+from kernodeck_chains.addresses import tron_address
 from kernodeck_watchers.chains.tron import TronClient
 
 

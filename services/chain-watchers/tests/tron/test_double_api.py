@@ -4,9 +4,8 @@ import hashlib
 
 import coincurve
 
-from kernodeck_payments.domain.addresses import tron_hex_address
-
-TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+from kernodeck_chains.addresses import tron_hex_address
+from kernodeck_chains.evm import TRANSFER_TOPIC
 
 
 def sign(tx: dict, private_key: str) -> dict:

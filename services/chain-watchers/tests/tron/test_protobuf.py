@@ -4,7 +4,7 @@ import coincurve
 import pytest
 
 from infra.devnet.tron_double import protobuf, transactions
-from kernodeck_payments.domain.addresses import tron_address, tron_hex_address
+from kernodeck_chains.addresses import tron_address, tron_hex_address
 
 # A TransferContract built by createtransaction (visible=false), with its raw_data_hex and txID.
 TRANSFER = {

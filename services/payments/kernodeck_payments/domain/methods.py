@@ -5,9 +5,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from kernodeck_chains.addresses import is_valid_ethereum_address, is_valid_tron_address
 from kernodeck_contracts.errors import ServiceError
-
-from .addresses import is_valid_ethereum_address, is_valid_tron_address
 
 TokenKind = Literal["erc20", "trc20"]
 

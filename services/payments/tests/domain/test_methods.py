@@ -2,8 +2,8 @@ import dataclasses
 
 import pytest
 
+from kernodeck_chains.addresses import eip55_checksum, tron_hex_address
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_payments.domain.addresses import eip55_checksum, tron_hex_address
 from kernodeck_payments.domain.methods import (
     DEFAULT_CONFIRMATIONS,
     METHODS,

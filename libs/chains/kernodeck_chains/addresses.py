@@ -48,7 +48,14 @@ def ethereum_address(uncompressed_public_key: bytes) -> str:
 
 def tron_address(uncompressed_public_key: bytes) -> str:
     """Base58Check of 0x41 || account id: the T... form."""
-    return b58check_encode(bytes([TRON_PREFIX]) + _account_id(uncompressed_public_key))
+    return tron_address_of(_account_id(uncompressed_public_key))
+
+
+def tron_address_of(account_id: bytes) -> str:
+    """The T... form of a 20-byte account id (the EVM address a TRC-20 log names)."""
+    if len(account_id) != 20:
+        raise ValueError("a Tron account id is 20 bytes")
+    return b58check_encode(bytes([TRON_PREFIX]) + account_id)
 
 
 def tron_hex_address(address: str) -> str:

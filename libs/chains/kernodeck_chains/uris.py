@@ -12,10 +12,23 @@
   TRX transfer, so the page must show asset and network beside the code.
 """
 
+from typing import Protocol
 from urllib.parse import quote, urlencode
 
 from .amounts import format_amount
-from .methods import Method
+
+
+class Asset(Protocol):
+    """What a URI needs to know of the asset asked for (payments' Method is one)."""
+
+    @property
+    def asset(self) -> str: ...
+    @property
+    def network(self) -> str: ...
+    @property
+    def decimals(self) -> int: ...  # a whole unit is 10**decimals base units
+    @property
+    def token_kind(self) -> str | None: ...  # "erc20", "trc20", or None for the network's own coin
 
 
 def _check_positive_int(name: str, value: int) -> None:
@@ -33,7 +46,7 @@ def _eip681(address: str, base_units: int, contract: str | None, chain_id: int |
 
 
 def payment_uri(
-    method: Method,
+    method: Asset,
     address: str,
     base_units: int,
     token_contract: str | None,

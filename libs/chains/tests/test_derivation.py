@@ -1,6 +1,6 @@
 import pytest
 
-from kernodeck_payments.domain.addresses import (
+from kernodeck_chains.addresses import (
     ethereum_address,
     is_valid_bitcoin_address,
     is_valid_ethereum_address,
@@ -9,10 +9,10 @@ from kernodeck_payments.domain.addresses import (
     p2wpkh_address,
     tron_address,
 )
-from kernodeck_payments.domain.base58 import b58check_decode, b58check_encode
-from kernodeck_payments.domain.derivation import DerivedAddress, derive_deposit_address
-from kernodeck_payments.domain.hd import ChildIndexError, ExtendedKeyError
-from kernodeck_payments.domain.networks import chain_params
+from kernodeck_chains.base58 import b58check_decode, b58check_encode
+from kernodeck_chains.derivation import DerivedAddress, derive_deposit_address
+from kernodeck_chains.hd import ChildIndexError, ExtendedKeyError
+from kernodeck_chains.networks import chain_params
 
 # Published account keys of "abandon abandon ... about" (BIP84, SLIP-132, and
 # wallets' test suites); test_account_keys_match_the_mnemonic re-derives them.

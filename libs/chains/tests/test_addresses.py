@@ -1,7 +1,7 @@
 import pytest
 from Crypto.PublicKey import ECC
 
-from kernodeck_payments.domain.addresses import (
+from kernodeck_chains.addresses import (
     eip55_checksum,
     ethereum_address,
     is_valid_bitcoin_address,
@@ -13,9 +13,9 @@ from kernodeck_payments.domain.addresses import (
     tron_address,
     tron_hex_address,
 )
-from kernodeck_payments.domain.base58 import b58encode
-from kernodeck_payments.domain.bech32 import Encoding, bech32_decode, decode_segwit_address, encode_segwit_address
-from kernodeck_payments.domain.networks import chain_params
+from kernodeck_chains.base58 import b58encode
+from kernodeck_chains.bech32 import Encoding, bech32_decode, decode_segwit_address, encode_segwit_address
+from kernodeck_chains.networks import chain_params
 
 BTC_MAIN = chain_params("bitcoin", "mainnet")
 BTC_TEST = chain_params("bitcoin", "testnet")

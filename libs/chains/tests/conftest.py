@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pytest
 from coincurve import PrivateKey
 
-from kernodeck_payments.domain.base58 import b58check_encode
-from kernodeck_payments.domain.hashes import hash160
+from kernodeck_chains.base58 import b58check_encode
+from kernodeck_chains.hashes import hash160
 
 ABANDON_MNEMONIC = " ".join(["abandon"] * 11 + ["about"])
 SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141

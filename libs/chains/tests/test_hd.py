@@ -1,8 +1,8 @@
 import pytest
 
-from kernodeck_payments.domain import hd
-from kernodeck_payments.domain.base58 import b58check_decode, b58check_encode
-from kernodeck_payments.domain.hd import (
+from kernodeck_chains import hd
+from kernodeck_chains.base58 import b58check_decode, b58check_encode
+from kernodeck_chains.hd import (
     HARDENED,
     ChildIndexError,
     ExtendedKeyError,
