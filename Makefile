@@ -29,10 +29,10 @@ test: install
 	$(MAKE) --no-print-directory lint test-services test-http
 
 test-services:
-	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services
+	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration
 
 test-http:
-	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests tests infra/devnet
+	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests tests/e2e tests/test_env_example.py infra/devnet
 
 lint:
 	$(BIN)/ruff check .

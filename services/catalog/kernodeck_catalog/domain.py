@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.rpc import Quote
 
 DURATIONS_DAYS = (3, 7, 30)
 MIN_LOTS = 1
@@ -37,21 +38,6 @@ class Preparation:
     id: str
     name: str
     description: str
-
-
-@dataclass(frozen=True)
-class Quote:
-    model: str
-    model_name: str
-    backend: str
-    duration_days: int
-    lots: int
-    gpus_per_lot: int
-    total_gpus: int
-    preparation: str
-    lot_price_usd_cents: int
-    total_usd_cents: int
-    available: bool
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ class CatalogService:
 
     @rpc(expected_exceptions=ServiceError)
     def quote(self, model, duration_days, lots, preparation) -> dict:
-        return asdict(self._catalog().quote(model, duration_days, lots, preparation))
+        return self._catalog().quote(model, duration_days, lots, preparation).model_dump()
 
     @consumer(CapacityChanged.source, CapacityChanged.type)
     def on_capacity_changed(self, payload: dict) -> None:

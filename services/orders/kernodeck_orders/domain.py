@@ -1,10 +1,11 @@
 """Order rules: the price snapshot, the status machine, when an unpaid order lapses. No I/O."""
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.rpc import OrderSummary, Quote
 
 
 class OrderStatus(StrEnum):
@@ -34,24 +35,9 @@ PAYMENT_REPORTED = "payment_reported"
 UNPAID_TIMEOUT = "unpaid_timeout"
 
 
-@dataclass(frozen=True)
-class Summary:
-    """The catalog's quote as it stood when the order was recorded; later price changes never touch it."""
-
-    model: str
-    model_name: str
-    backend: str
-    duration_days: int
-    lots: int
-    gpus_per_lot: int
-    total_gpus: int
-    preparation: str
-    lot_price_usd_cents: int
-    total_usd_cents: int
-
-    @classmethod
-    def from_quote(cls, quote: dict) -> "Summary":
-        return cls(**{f.name: quote[f.name] for f in fields(cls)})
+def summary_of(quote: Quote) -> OrderSummary:
+    """The catalog's quote as it stands when the order is recorded; later price changes never touch it."""
+    return OrderSummary.model_validate(quote.model_dump())
 
 
 @dataclass(frozen=True)
@@ -66,14 +52,14 @@ class Order:
     id: str
     account_id: str
     status: OrderStatus
-    summary: Summary
+    summary: OrderSummary
     created_at: datetime
     updated_at: datetime
     timeline: list[TimelineEntry] = field(default_factory=list)
     version: int = 0
 
 
-def new_order(order_id: str, account_id: str, summary: Summary, at: datetime) -> Order:
+def new_order(order_id: str, account_id: str, summary: OrderSummary, at: datetime) -> Order:
     return Order(
         id=order_id,
         account_id=account_id,

@@ -9,6 +9,7 @@ from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import PaymentRefused, PaymentReported, PaymentSettled
+from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.outbox import Tx
@@ -22,12 +23,12 @@ from kernodeck_orders.domain import (
     UNPAID_TIMEOUT,
     Order,
     OrderStatus,
-    Summary,
     TimelineEntry,
     cancel_by_customer,
     is_due_for_cancellation,
     new_order,
     note,
+    summary_of,
     transition,
 )
 from kernodeck_orders.events import order_created, status_changed
@@ -53,11 +54,11 @@ class OrdersService:
     @rpc(expected_exceptions=ServiceError)
     def create_order(self, account_id, model, duration_days, lots, preparation) -> dict:
         quote = self._quote(model, duration_days, lots, preparation)
-        if not quote["available"]:
+        if not quote.available:
             raise ServiceError(
-                ErrorCode.OUT_OF_CAPACITY, f"{quote['model_name']} has fewer than {lots} lots free right now"
+                ErrorCode.OUT_OF_CAPACITY, f"{quote.model_name} has fewer than {lots} lots free right now"
             )
-        order = new_order(uuid4().hex, account_id, Summary.from_quote(quote), utcnow())
+        order = new_order(uuid4().hex, account_id, summary_of(quote), utcnow())
         with self.db.transaction() as tx:
             store.add_order(tx.session, order)
             tx.emit(order_created(order))
@@ -131,8 +132,8 @@ class OrdersService:
                 entry = note(order, utcnow(), PAYMENT_REPORTED, f"the customer reports paying with {event.network}")
                 store.add_note(tx.session, order, entry)
 
-    def _quote(self, model, duration_days, lots, preparation) -> dict:
-        return call_service(self.catalog.quote, model, duration_days, lots, preparation)
+    def _quote(self, model, duration_days, lots, preparation) -> Quote:
+        return Quote.model_validate(call_service(self.catalog.quote, model, duration_days, lots, preparation))
 
 
 def _owned(order: Order | None, account_id: str) -> Order:

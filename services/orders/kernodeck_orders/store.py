@@ -1,13 +1,13 @@
 """Order tables and the queries the service needs."""
 
-from dataclasses import asdict, fields
 from datetime import datetime
 
 from sqlalchemy import Index, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
+from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_kit.types import UtcDateTime
-from kernodeck_orders.domain import Order, OrderStatus, Summary, TimelineEntry
+from kernodeck_orders.domain import Order, OrderStatus, TimelineEntry
 
 
 class OrderRow(SQLModel, table=True):
@@ -59,7 +59,7 @@ def add_order(session: Session, order: Order) -> None:
             created_at=order.created_at,
             updated_at=order.updated_at,
             version=order.version,
-            **asdict(order.summary),
+            **order.summary.model_dump(),
         )
     )
     session.flush()
@@ -127,7 +127,7 @@ def _order(row: OrderRow, timeline: list[TimelineEntry]) -> Order:
         id=row.id,
         account_id=row.account_id,
         status=OrderStatus(row.status),
-        summary=Summary(**{f.name: getattr(row, f.name) for f in fields(Summary)}),
+        summary=OrderSummary(**{name: getattr(row, name) for name in OrderSummary.model_fields}),
         created_at=row.created_at,
         updated_at=row.updated_at,
         timeline=timeline,

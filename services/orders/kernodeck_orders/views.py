@@ -1,6 +1,5 @@
 """Orders as the RPC answers them: JSON-friendly, times in RFC 3339 UTC, money in integer cents."""
 
-from dataclasses import asdict
 from datetime import UTC, datetime
 
 from kernodeck_orders.domain import Order
@@ -11,7 +10,7 @@ def order_view(order: Order) -> dict:
         "id": order.id,
         "account_id": order.account_id,
         "status": order.status.value,
-        "summary": asdict(order.summary),
+        "summary": order.summary.model_dump(),
         "created_at": rfc3339(order.created_at),
         "updated_at": rfc3339(order.updated_at),
         "timeline": [{"at": rfc3339(e.at), "kind": e.kind, "detail": e.detail} for e in order.timeline],

@@ -4,19 +4,52 @@ import uuid
 import eventlet
 import pytest
 from kombu import Connection, Exchange, Queue
+from nameko.rpc import rpc
 from nameko.standalone.rpc import ServiceRpcProxy
 
-from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
-from kernodeck_catalog.service import CatalogService
-from kernodeck_catalog.store import seed
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
 from kernodeck_orders.service import OrdersService
 
+# model -> (name, backend, GPUs per lot, lot price in cents per duration, lots free), as the catalog would price it.
+CATALOG = {
+    "h100": ("NVIDIA H100 SXM", "cuda", 1, {3: 18900, 7: 42000, 30: 159900}, 10),
+    "b200": ("NVIDIA B200", "cuda", 2, {3: 89900, 7: 199900, 30: 749900}, 10),
+}
 
-@pytest.fixture(scope="session")
-def catalog_database_url(pg_database):
-    return pg_database("kernodeck_catalog")
+
+class CatalogDouble:
+    """The catalog's `quote` as orders calls it: a contracts `Quote` from `models`, or the catalog's refusal
+    of an unknown model."""
+
+    name = "catalog"
+    models: dict = {}
+
+    @rpc(expected_exceptions=ServiceError)
+    def quote(self, model, duration_days, lots, preparation) -> dict:
+        if model not in self.models:
+            message = f"unknown model {model!r}"
+            raise ServiceError(
+                ErrorCode.VALIDATION_ERROR,
+                "the order configuration is not valid",
+                [{"field": "model", "message": message}],
+            )
+        name, backend, gpus_per_lot, prices, free = self.models[model]
+        return Quote(
+            model=model,
+            model_name=name,
+            backend=backend,
+            duration_days=duration_days,
+            lots=lots,
+            gpus_per_lot=gpus_per_lot,
+            total_gpus=gpus_per_lot * lots,
+            preparation=preparation,
+            lot_price_usd_cents=prices[duration_days],
+            total_usd_cents=prices[duration_days] * lots,
+            available=lots <= free,
+        ).model_dump()
 
 
 @pytest.fixture(scope="session")
@@ -32,17 +65,15 @@ def config(rabbit_config, database_url):
 
 
 @pytest.fixture
-def catalog_container(container_factory, rabbit_config, catalog_database_url):
-    truncate_all(catalog_database_url)
-    seed(catalog_database_url, load_catalog_file(DEFAULT_CATALOG))
-    container = container_factory(CatalogService, service_config(rabbit_config, catalog_database_url))
-    container.start()
-    CatalogService._cache = None
-    return container
+def catalog(container_factory, config) -> dict:
+    """The double's models, changeable by the test: {model: (name, backend, GPUs per lot, prices, lots free)}."""
+    CatalogDouble.models = {model: (*entry[:3], dict(entry[3]), entry[4]) for model, entry in CATALOG.items()}
+    container_factory(CatalogDouble, config).start()
+    return CatalogDouble.models
 
 
 @pytest.fixture
-def orders_container(container_factory, config, catalog_container):
+def orders_container(container_factory, config, catalog):
     container = container_factory(OrdersService, config)
     container.start()
     return container

@@ -4,12 +4,13 @@ from itertools import product
 import pytest
 
 from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.rpc import Quote
 from kernodeck_orders.domain import (
     OrderStatus,
-    Summary,
     cancel_by_customer,
     is_due_for_cancellation,
     new_order,
+    summary_of,
     transition,
 )
 
@@ -28,36 +29,38 @@ ALLOWED = {
     (S.READY, S.FAILED),
 }
 REFUSED = set(product(S, S)) - ALLOWED
-QUOTE = {
-    "model": "b200",
-    "model_name": "NVIDIA B200",
-    "backend": "cuda",
-    "duration_days": 7,
-    "lots": 2,
-    "gpus_per_lot": 2,
-    "total_gpus": 4,
-    "preparation": "pytorch",
-    "lot_price_usd_cents": 199900,
-    "total_usd_cents": 399800,
-    "available": True,
-}
+QUOTE = Quote(
+    **{
+        "model": "b200",
+        "model_name": "NVIDIA B200",
+        "backend": "cuda",
+        "duration_days": 7,
+        "lots": 2,
+        "gpus_per_lot": 2,
+        "total_gpus": 4,
+        "preparation": "pytorch",
+        "lot_price_usd_cents": 199900,
+        "total_usd_cents": 399800,
+        "available": True,
+    }
+)
 
 
 def order_in(status, created_at=T0):
-    order = new_order("o1", "a1", Summary.from_quote(QUOTE), created_at)
+    order = new_order("o1", "a1", summary_of(QUOTE), created_at)
     order.status = status
     return order
 
 
 def test_a_new_order_awaits_payment_with_a_created_entry():
-    order = new_order("o1", "a1", Summary.from_quote(QUOTE), T0)
+    order = new_order("o1", "a1", summary_of(QUOTE), T0)
     assert order.status == S.AWAITING_PAYMENT
     assert [(e.at, e.kind) for e in order.timeline] == [(T0, "created")]
     assert order.created_at == order.updated_at == T0
 
 
 def test_the_summary_keeps_the_quote_but_not_its_availability():
-    summary = Summary.from_quote(QUOTE)
+    summary = summary_of(QUOTE)
     assert (summary.total_gpus, summary.total_usd_cents) == (4, 399800)
     assert not hasattr(summary, "available")
 

@@ -1,0 +1,32 @@
+"""RPC results that another service reads, typed like the events: the caller validates what it gets, and a
+test double of the answering service is built from the same model.
+
+Extra fields are ignored, so the answering service can add fields without a coordinated deploy.
+"""
+
+from pydantic import BaseModel, ConfigDict
+
+
+class RpcResult(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class OrderSummary(RpcResult):
+    """What an order is for, priced: the catalog's quote as it stood when the order was recorded."""
+
+    model: str
+    model_name: str
+    backend: str
+    duration_days: int
+    lots: int
+    gpus_per_lot: int
+    total_gpus: int
+    preparation: str
+    lot_price_usd_cents: int
+    total_usd_cents: int
+
+
+class Quote(OrderSummary):
+    """The catalog's answer to `quote`: the summary an order would have, and whether capacity covers it."""
+
+    available: bool
