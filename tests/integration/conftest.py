@@ -12,6 +12,23 @@ from kernodeck_catalog.store import seed
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
 from kernodeck_orders.service import OrdersService
+from kernodeck_payments.service import PaymentsService
+
+# Payments' own fixtures (its settings, the rates file, the chain-event sender, the taps), around the real
+# catalog and orders below instead of payments' doubles.
+from services.payments.tests.conftest import (  # noqa: F401
+    check_ledger,
+    payments,
+    payments_config,
+    payments_db,
+    payments_events,
+    payments_ready,
+    rates_file,
+    settings,
+    start,
+    watcher,
+    write_rates,
+)
 
 
 @pytest.fixture(scope="session")
@@ -20,30 +37,45 @@ def databases(pg_database):
 
 
 @pytest.fixture
-def configs(rabbit_config, databases) -> dict:
+def configs(rabbit_config, databases, settings) -> dict:
     """Each service's nameko config, on emptied databases (the catalog seeded from its file)."""
     for url in databases.values():
         truncate_all(url)
     seed(databases["catalog"], load_catalog_file(DEFAULT_CATALOG))
     CatalogService._cache = None
-    return {
+    yield {
         "catalog": service_config(rabbit_config, databases["catalog"]),
         "orders": {
             **service_config(rabbit_config, databases["orders"]),
             UNPAID_TTL_MINUTES: 1440,
             SWEEP_INTERVAL_S: 3600,
         },
-        "payments": service_config(rabbit_config, databases["payments"]),
+        "payments": payments_config(rabbit_config, databases["payments"], settings),
     }
+    check_ledger(databases["payments"])
 
 
 @pytest.fixture
-def catalog_and_orders(container_factory, configs):
-    for name, cls in (("catalog", CatalogService), ("orders", OrdersService)):
-        container_factory(cls, configs[name]).start()
+def catalog_and_orders(container_factory, configs) -> dict:
+    return start(container_factory, {"catalog": CatalogService, "orders": OrdersService}, configs)
+
+
+@pytest.fixture
+def running(container_factory, configs, catalog_and_orders) -> dict:
+    return {**catalog_and_orders, **start(container_factory, {"payments": PaymentsService}, configs)}
 
 
 @pytest.fixture
 def orders(catalog_and_orders, configs):
     with ServiceRpcProxy("orders", configs["orders"]) as proxy:
         yield proxy
+
+
+@pytest.fixture
+def new_order(orders):
+    """`new_order(account, model="h100", days=3, lots=1)` -> the order as orders.create_order returns it."""
+
+    def create(account_id: str, model: str = "h100", days: int = 3, lots: int = 1) -> dict:
+        return orders.create_order(account_id, model, days, lots, "ubuntu")
+
+    return create

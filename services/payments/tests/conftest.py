@@ -1,20 +1,19 @@
-"""Fixtures for the payments service: catalog, orders and payments as real containers on the broker and PostgreSQL."""
+"""Fixtures for the payments service: payments as a real container on the broker and PostgreSQL, next to a
+double of the orders RPC it calls (tests/integration runs it with the real catalog and orders)."""
 
-import itertools
 import json
 from datetime import UTC, datetime
+from uuid import uuid4
 
 import pytest
-from nameko.standalone.events import event_dispatcher
+from nameko.rpc import rpc
 from nameko.standalone.rpc import ServiceRpcProxy
 from sqlmodel import Session
 
-from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
-from kernodeck_catalog.service import CatalogService
-from kernodeck_catalog.store import seed
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.testing import service_config, truncate_all
-from kernodeck_orders.service import OrdersService
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.ledger.store import assert_invariant
 from kernodeck_payments.service import PaymentsService
@@ -29,9 +28,26 @@ TEST_KEYS = {
 RATES = {"BTC": "50000", "ETH": "2500", "USDT": "1", "USDC": "1", "TRX": "0.25", "SOL": "150", "LTC": "100"}
 
 
+LOT_PRICES = {("h100", 3): 18_900, ("h100", 7): 42_000}  # cents per lot, as the catalog prices them
+
+
+class OrdersDouble:
+    """Orders' `get_order` as payments calls it: what `orders` holds (id -> order), or orders' not_found."""
+
+    name = "orders"
+    orders: dict = {}
+
+    @rpc(expected_exceptions=ServiceError)
+    def get_order(self, account_id, order_id) -> dict:
+        order = self.orders.get(order_id)
+        if order is None or order["account_id"] != account_id:
+            raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
+        return order
+
+
 @pytest.fixture(scope="session")
 def databases(pg_database):
-    return {name: pg_database(f"kernodeck_{name}") for name in ("catalog", "orders", "payments")}
+    return {"payments": pg_database("kernodeck_payments")}
 
 
 @pytest.fixture
@@ -62,38 +78,43 @@ def settings(rates_file, write_rates, databases) -> PaymentsSettings:
     )
 
 
-@pytest.fixture
-def configs(rabbit_config, databases, settings):
-    for url in databases.values():
-        truncate_all(url)
-    seed(databases["catalog"], load_catalog_file(DEFAULT_CATALOG))
-    CatalogService._cache = None
-    yield {
-        "catalog": service_config(rabbit_config, databases["catalog"]),
-        "orders": {
-            **service_config(rabbit_config, databases["orders"]),
-            "UNPAID_TTL_MINUTES": 1440,
-            "SWEEP_INTERVAL_S": 3600,
-        },
-        "payments": {
-            **service_config(rabbit_config, databases["payments"]),
-            **settings.nameko_config(),
-            "AMQP_URI": rabbit_config["AMQP_URI"],
-        },
+def payments_config(rabbit_config: dict, database_url: str, settings: PaymentsSettings) -> dict:
+    return {
+        **service_config(rabbit_config, database_url),
+        **settings.nameko_config(),
+        "AMQP_URI": rabbit_config["AMQP_URI"],
     }
-    engine = make_engine(databases["payments"])
+
+
+def check_ledger(database_url: str) -> None:
+    engine = make_engine(database_url)
     with Session(engine) as session:
         assert_invariant(session)
     engine.dispose()
 
 
 @pytest.fixture
-def running(container_factory, configs):
-    containers = {}
-    for name, cls in (("catalog", CatalogService), ("orders", OrdersService), ("payments", PaymentsService)):
-        containers[name] = container_factory(cls, configs[name])
-        containers[name].start()
+def configs(rabbit_config, databases, settings):
+    truncate_all(databases["payments"])
+    yield {
+        "orders": {**rabbit_config, "serializer": "json"},
+        "payments": payments_config(rabbit_config, databases["payments"], settings),
+    }
+    check_ledger(databases["payments"])
+
+
+def start(container_factory, services: dict, configs: dict) -> dict:
+    """Start each {name: service class} with its config; the containers by name."""
+    containers = {name: container_factory(cls, configs[name]) for name, cls in services.items()}
+    for container in containers.values():
+        container.start()
     return containers
+
+
+@pytest.fixture
+def running(container_factory, configs):
+    OrdersDouble.orders = {}
+    return start(container_factory, {"orders": OrdersDouble, "payments": PaymentsService}, configs)
 
 
 @pytest.fixture
@@ -103,26 +124,12 @@ def payments(running, configs):
 
 
 @pytest.fixture
-def orders(running, configs):
-    with ServiceRpcProxy("orders", configs["orders"]) as proxy:
-        yield proxy
+def orders(running) -> dict:
+    """The orders the double answers with, by id: a test changes one's status as orders would."""
+    return OrdersDouble.orders
 
 
-@pytest.fixture
-def chain(configs):
-    """`chain(EventClass, **fields)` publishes a watcher event with the next sequence number."""
-    dispatch = event_dispatcher(configs["payments"])
-    sequence = itertools.count(1)
-
-    def emit(event_class, **fields):
-        event = event_class(sequence=next(sequence), **fields)
-        dispatch(event.source, event.type, event.to_message())
-        return event
-
-    return emit
-
-
-# --- Added for the integration tests (test_reconciliation_flow, test_intents, test_balance, test_reviews, ...) ---
+# --- the helpers, as fixtures ------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -165,9 +172,29 @@ def payments_db(databases):
 
 @pytest.fixture
 def new_order(orders):
-    """`new_order(account, model="h100", days=3, lots=1)` -> the order as orders.create_order returns it."""
+    """`new_order(account, model="h100", days=3, lots=1)` -> an order awaiting payment, as orders answers it."""
 
     def create(account_id: str, model: str = "h100", days: int = 3, lots: int = 1) -> dict:
-        return orders.create_order(account_id, model, days, lots, "ubuntu")
+        lot_price = LOT_PRICES[(model, days)]
+        summary = OrderSummary(
+            model=model,
+            model_name=model.upper(),
+            backend="cuda",
+            duration_days=days,
+            lots=lots,
+            gpus_per_lot=1,
+            total_gpus=lots,
+            preparation="ubuntu",
+            lot_price_usd_cents=lot_price,
+            total_usd_cents=lot_price * lots,
+        )
+        order_id = uuid4().hex
+        orders[order_id] = {
+            "id": order_id,
+            "account_id": account_id,
+            "status": "awaiting_payment",
+            "summary": summary.model_dump(),
+        }
+        return orders[order_id]
 
     return create

@@ -1,4 +1,4 @@
-"""Reconciliation, end to end: chain events on the real broker, catalog + orders + payments containers, PostgreSQL.
+"""Reconciliation with orders: chain events on the real broker, catalog + orders + payments containers, PostgreSQL.
 
 Every amount is exact. The order is h100 for 3 days, 1 lot: 189.00 USD; at
 the rates file's 50,000 USD per BTC that is 0.00378 BTC = 378,000 satoshi,
@@ -649,3 +649,15 @@ def test_a_crypto_payment_refused_after_a_balance_payment_is_booked_once(
         "sales:orders": ORDER_CENTS,  # one order, paid once
         f"customer:{ACC}": 50_000,
     }
+
+
+def test_orders_notes_each_i_have_paid_in_the_timeline_and_the_order_does_not_move(order_payment, payments, orders):
+    order, payment = order_payment("BTC", "bitcoin")
+    payments.report_payment(ACC, payment["id"])
+    payments.report_payment(ACC, payment["id"])
+
+    seen = wait_until(
+        lambda: (o := orders.get_order(ACC, order["id"])) and timeline_kinds(o).count("payment_reported") == 2 and o,
+        what="the timeline notes",
+    )
+    assert seen["status"] == "awaiting_payment"
