@@ -10,7 +10,6 @@ from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.service import CatalogService
 from kernodeck_catalog.store import seed
 from kernodeck_kit.testing import service_config, truncate_all
-from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
 from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
 
@@ -19,7 +18,6 @@ from kernodeck_payments.service import PaymentsService
 from services.payments.tests.conftest import (  # noqa: F401
     check_ledger,
     payments,
-    payments_config,
     payments_db,
     payments_events,
     payments_ready,
@@ -45,12 +43,8 @@ def configs(rabbit_config, databases, settings) -> dict:
     CatalogService._cache = None
     yield {
         "catalog": service_config(rabbit_config, databases["catalog"]),
-        "orders": {
-            **service_config(rabbit_config, databases["orders"]),
-            UNPAID_TTL_MINUTES: 1440,
-            SWEEP_INTERVAL_S: 3600,
-        },
-        "payments": payments_config(rabbit_config, databases["payments"], settings),
+        "orders": service_config(rabbit_config, databases["orders"]),
+        "payments": service_config(rabbit_config, databases["payments"], settings),
     }
     check_ledger(databases["payments"])
 

@@ -1,9 +1,10 @@
-"""nameko dependency providers: the service's database and its metrics."""
+"""nameko dependency providers: the service's settings, its database and its metrics."""
 
 import logging
 import math
 import time
 from datetime import timedelta
+from typing import TypeVar
 
 from eventlet import Event as GreenEvent
 from nameko.extensions import DependencyProvider
@@ -12,11 +13,35 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit import metrics
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher
+from kernodeck_kit.settings import ServiceSettings
 from kernodeck_kit.types import utcnow
 
 log = logging.getLogger(__name__)
 
 PRUNE_EVERY_S = 3600
+
+S = TypeVar("S", bound=ServiceSettings)
+
+
+def settings_of(container, settings_cls: type[S]) -> S:
+    """The container's settings, validated once and kept on it: every extension that reads them shares one model."""
+    settings = getattr(container, "kernodeck_settings", None)
+    if settings is None:
+        settings = container.kernodeck_settings = settings_cls.from_nameko_config(container.config)
+    return settings
+
+
+class Settings(DependencyProvider):
+    """Gives workers the service's validated settings (`Settings(PaymentsSettings)`)."""
+
+    def __init__(self, settings_cls: type[ServiceSettings]):
+        self.settings_cls = settings_cls
+
+    def setup(self):
+        self.settings = settings_of(self.container, self.settings_cls)
+
+    def get_dependency(self, worker_ctx):
+        return self.settings
 
 
 class Database(DependencyProvider):

@@ -2,12 +2,19 @@
 
 Shared keys have no prefix (AMQP_URI, DATA_DIR, LOG_LEVEL); a service's own
 keys carry its prefix (CATALOG_DATABASE_URL, CATALOG_METRICS_PORT...).
+
+A running service reads them one way: the runner puts the model in the nameko
+config under SETTINGS_KEY, and the kit's `Settings` dependency (or
+`settings_of` in another extension) validates it once per container.
 """
 
 from pathlib import Path
+from typing import Self
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SETTINGS_KEY = "SETTINGS"
 
 
 class ServiceSettings(BaseSettings):
@@ -55,4 +62,10 @@ class ServiceSettings(BaseSettings):
             "AMQP_URI": self.amqp_uri,
             "max_workers": self.max_workers,
             "serializer": "json",
+            SETTINGS_KEY: self.model_dump(mode="json"),
         }
+
+    @classmethod
+    def from_nameko_config(cls, config: dict) -> Self:
+        """The settings `nameko_config()` carried (validated again: the config may come from anywhere)."""
+        return cls.model_validate(config.get(SETTINGS_KEY, {}))

@@ -20,6 +20,7 @@ from sqlmodel import SQLModel  # noqa: E402
 
 from kernodeck_kit import migrations  # noqa: E402
 from kernodeck_kit.db import make_engine, normalize_url  # noqa: E402
+from kernodeck_kit.settings import ServiceSettings  # noqa: E402
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent  # noqa: E402
 
 PG_ADMIN_URL = os.environ.get("KERNODECK_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -72,8 +73,10 @@ def truncate_all(url: str) -> None:
         engine.dispose()
 
 
-def service_config(rabbit_config: dict, database_url: str) -> dict:
+def service_config(rabbit_config: dict, database_url: str, settings: ServiceSettings | None = None) -> dict:
+    """A container's config on the test's vhost and database, with `settings` (the broker is the test's)."""
     return {
+        **(settings.nameko_config() if settings is not None else {}),
         **rabbit_config,
         "serializer": "json",
         "DATABASE_URL": database_url,

@@ -1,15 +1,19 @@
-"""A nameko timer whose interval comes from the container config, so it can be a setting."""
+"""A nameko timer whose interval is one of the service's settings."""
 
 from nameko.timer import Timer
 
+from kernodeck_kit.nameko_deps import settings_of
+from kernodeck_kit.settings import ServiceSettings
+
 
 class ConfiguredTimer(Timer):
-    def __init__(self, config_key: str, eager: bool = False, **kwargs):
-        self.config_key = config_key
+    def __init__(self, settings_cls: type[ServiceSettings], field: str, eager: bool = False, **kwargs):
+        self.settings_cls = settings_cls
+        self.field = field
         super().__init__(interval=None, eager=eager, **kwargs)
 
     def setup(self):
-        self.interval = float(self.container.config[self.config_key])
+        self.interval = float(getattr(settings_of(self.container, self.settings_cls), self.field))
 
 
 configured_timer = ConfiguredTimer.decorator

@@ -1,8 +1,4 @@
-"""Settings: the shared service keys plus the account policy.
-
-The policy travels to the running service inside the nameko config (under
-POLICY_KEY), so a container built without the environment gets it too.
-"""
+"""Settings: the shared service keys plus the account policy (ACCOUNTS_*)."""
 
 from datetime import timedelta
 
@@ -12,8 +8,6 @@ from pydantic_settings import SettingsConfigDict
 
 from kernodeck_accounts.domain import LoginThrottle, ThrottleRule
 from kernodeck_kit.settings import ServiceSettings
-
-POLICY_KEY = "ACCOUNTS_POLICY"
 
 
 class AccountsPolicy(BaseModel):
@@ -49,7 +43,3 @@ class AccountsSettings(ServiceSettings, AccountsPolicy):
 
     service_name: str = "accounts"
     metrics_port: int = 9102
-
-    def nameko_config(self) -> dict:
-        policy = self.model_dump(include=set(AccountsPolicy.model_fields))
-        return {**super().nameko_config(), POLICY_KEY: policy}

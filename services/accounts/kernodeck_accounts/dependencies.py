@@ -5,9 +5,10 @@ from datetime import timedelta
 
 from nameko.extensions import DependencyProvider
 
-from kernodeck_accounts.config import POLICY_KEY, AccountsPolicy
+from kernodeck_accounts.config import AccountsSettings
 from kernodeck_accounts.domain import LoginThrottle
 from kernodeck_accounts.passwords import Passwords
+from kernodeck_kit.nameko_deps import settings_of
 
 
 @dataclass(frozen=True)
@@ -18,10 +19,10 @@ class Rules:
 
 
 class AccountRules(DependencyProvider):
-    """Built once per container from the policy in the nameko config (defaults when absent)."""
+    """Built once per container from the account policy of the settings (defaults when absent)."""
 
     def setup(self):
-        policy = AccountsPolicy.model_validate(self.container.config.get(POLICY_KEY, {}))
+        policy = settings_of(self.container, AccountsSettings)
         self.rules = Rules(
             passwords=Passwords(policy.argon2_time_cost, policy.argon2_memory_cost_kib, policy.argon2_parallelism),
             session_ttl=policy.session_ttl,

@@ -2,7 +2,7 @@ import pytest
 from nameko.standalone.rpc import ServiceRpcProxy
 from sqlmodel import Session
 
-from kernodeck_accounts.config import POLICY_KEY, AccountsPolicy
+from kernodeck_accounts.config import AccountsSettings
 from kernodeck_accounts.service import AccountsService
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.rpc_errors import RemoteServiceError
@@ -18,14 +18,14 @@ def database_url(pg_database):
 
 
 @pytest.fixture
-def policy() -> dict:
-    return AccountsPolicy(**CHEAP_ARGON2).model_dump()
+def policy() -> AccountsSettings:
+    return AccountsSettings(**CHEAP_ARGON2)
 
 
 @pytest.fixture
 def config(rabbit_config, database_url, policy):
     truncate_all(database_url)
-    return {**service_config(rabbit_config, database_url), POLICY_KEY: policy}
+    return service_config(rabbit_config, database_url, policy)
 
 
 @pytest.fixture

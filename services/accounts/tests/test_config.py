@@ -2,7 +2,7 @@ import pytest
 from argon2.profiles import RFC_9106_LOW_MEMORY
 from pydantic import ValidationError
 
-from kernodeck_accounts.config import POLICY_KEY, AccountsPolicy, AccountsSettings
+from kernodeck_accounts.config import AccountsPolicy, AccountsSettings
 
 
 def test_defaults():
@@ -23,7 +23,7 @@ def test_the_environment_sets_the_policy_and_the_service_receives_it(monkeypatch
     monkeypatch.setenv("ACCOUNTS_DATABASE_URL", "postgresql://accounts@db/accounts")
     settings = AccountsSettings()
     assert settings.resolved_database_url() == "postgresql://accounts@db/accounts"
-    policy = AccountsPolicy.model_validate(settings.nameko_config()[POLICY_KEY])
+    policy = AccountsSettings.from_nameko_config(settings.nameko_config())
     assert (policy.session_ttl_days, policy.login_email_failure_limit, policy.argon2_memory_cost_kib) == (7, 3, 131072)
     assert settings.nameko_config()["AMQP_URI"] == settings.amqp_uri
 

@@ -251,7 +251,7 @@ def test_a_login_with_old_argon2_parameters_rehashes_the_password(accounts, db, 
     login(accounts)
     new_hash = account_row(db).password_hash
     assert new_hash != old_hash
-    assert f"m={policy['argon2_memory_cost_kib']},t={policy['argon2_time_cost']}," in new_hash
+    assert f"m={policy.argon2_memory_cost_kib},t={policy.argon2_time_cost}," in new_hash
     login(accounts)
     assert account_row(db).password_hash == new_hash
 

@@ -31,9 +31,6 @@ DEFAULT_TARGETED_CHECK_BLOCKS: dict[str, int] = {
 }
 METRICS_PORTS: dict[str, int] = {"bitcoin": 9110, "litecoin": 9111, "ethereum": 9112, "tron": 9113, "solana": 9114}
 
-STATUS_INTERVAL_KEY = "WATCHER_STATUS_INTERVAL_S"
-BLOCK_NOTIFY_KEY = "WATCHER_BLOCK_NOTIFY_URL"
-
 
 class WatcherSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="WATCHER_", extra="ignore")
@@ -108,11 +105,3 @@ class WatcherSettings(ServiceSettings):
         if self.network == "ethereum":
             return self.ethereum_ws_url
         return getattr(self, f"{self.network}_zmq_url", "")
-
-    def nameko_config(self) -> dict:
-        return {
-            **super().nameko_config(),
-            "WATCHER": self.model_dump(mode="json"),
-            STATUS_INTERVAL_KEY: self.status_interval_s,
-            BLOCK_NOTIFY_KEY: self.block_notify_url,
-        }

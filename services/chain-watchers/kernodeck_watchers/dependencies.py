@@ -2,6 +2,7 @@
 
 from nameko.extensions import DependencyProvider
 
+from kernodeck_kit.nameko_deps import settings_of
 from kernodeck_watchers.clients import build_client
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.instrumented import InstrumentedClient
@@ -11,7 +12,7 @@ from kernodeck_watchers.runtime import WatcherRuntime
 
 class Watcher(DependencyProvider):
     def setup(self):
-        settings = WatcherSettings.model_validate(self.container.config["WATCHER"])
+        settings = settings_of(self.container, WatcherSettings)
         if self.container.service_name != settings.service_name:
             raise ValueError(f"{self.container.service_name} was given the settings of {settings.service_name}")
         client = InstrumentedClient(build_client(settings))

@@ -2,7 +2,7 @@
 
 The method returns how many seconds to wait before the next turn (the poll
 interval, a back-off, a standby's retry). A block announced by the node
-(ZMQ `hashblock` or Ethereum's `newHeads`, when BLOCK_NOTIFY_KEY names where:
+(ZMQ `hashblock` or Ethereum's `newHeads`, when the settings name where:
 see notify.py) cuts the wait short; one announced during a turn starts the
 next at once.
 """
@@ -12,7 +12,8 @@ from eventlet.queue import Empty, LightQueue
 from nameko.extensions import Entrypoint
 from nameko.messaging import QueueConsumer
 
-from kernodeck_watchers.config import BLOCK_NOTIFY_KEY
+from kernodeck_kit.nameko_deps import settings_of
+from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.notify import listen_for_blocks
 
 _STOP = object()
@@ -28,7 +29,7 @@ class ScanLoop(Entrypoint):
         super().__init__(**kwargs)
 
     def setup(self):
-        self.notify_url = self.container.config.get(BLOCK_NOTIFY_KEY) or ""
+        self.notify_url = settings_of(self.container, WatcherSettings).block_notify_url
         self._wake = LightQueue()
         self._turn_done = Event()
         self._next_wait = 0.0

@@ -8,7 +8,7 @@ from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
 from kernodeck_watchers.chains.base import NodeError
-from kernodeck_watchers.config import STATUS_INTERVAL_KEY
+from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.dependencies import Watcher
 from kernodeck_watchers.loop import scan_loop
 
@@ -54,7 +54,7 @@ class WatcherService:
     def scan(self) -> float:
         return self.watcher.turn(self.db, self._payments_watched)
 
-    @configured_timer(STATUS_INTERVAL_KEY)
+    @configured_timer(WatcherSettings, "status_interval_s")
     def report_status(self) -> None:
         self.watcher.report_status(self.db)
 

@@ -132,21 +132,17 @@ def watcher_database(pg_database):
 @pytest.fixture
 def watcher_config(rabbit_config, watcher_database, watcher_settings) -> dict:
     truncate_all(watcher_database)
-    return {
-        **service_config(rabbit_config, watcher_database),
-        **watcher_settings.nameko_config(),
-        "AMQP_URI": rabbit_config["AMQP_URI"],
-    }
+    return service_config(rabbit_config, watcher_database, watcher_settings)
 
 
 @pytest.fixture
-def start_watcher(container_factory, watcher_config, watcher_settings):
+def start_watcher(container_factory, rabbit_config, watcher_database, watcher_config, watcher_settings):
     """`start_watcher(**settings)` -> a started watcher container (call again for another replica)."""
 
     def start(**changes):
         config = watcher_config
         if changes:
-            config = {**watcher_config, "WATCHER": {**watcher_config["WATCHER"], **changes}}
+            config = service_config(rabbit_config, watcher_database, watcher_settings.model_copy(update=changes))
         container = container_factory(watcher_service(watcher_settings.network), config)
         container.start()
         return container
@@ -270,16 +266,8 @@ def stack(container_factory, rabbit_config, stack_databases, payments_settings, 
     CatalogService._cache = None
     configs = {
         "catalog": service_config(rabbit_config, stack_databases["catalog"]),
-        "orders": {
-            **service_config(rabbit_config, stack_databases["orders"]),
-            "UNPAID_TTL_MINUTES": 1440,
-            "SWEEP_INTERVAL_S": 3600,
-        },
-        "payments": {
-            **service_config(rabbit_config, stack_databases["payments"]),
-            **payments_settings.nameko_config(),
-            "AMQP_URI": rabbit_config["AMQP_URI"],
-        },
+        "orders": service_config(rabbit_config, stack_databases["orders"]),
+        "payments": service_config(rabbit_config, stack_databases["payments"], payments_settings),
     }
     for name, cls in (("catalog", CatalogService), ("orders", OrdersService), ("payments", PaymentsService)):
         container_factory(cls, configs[name]).start()

@@ -1,12 +1,11 @@
-"""Settings, and the keys under which they reach the service's nameko config."""
+"""Settings (ORDERS_*), validated at start."""
+
+from datetime import timedelta
 
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from kernodeck_kit.settings import ServiceSettings
-
-UNPAID_TTL_MINUTES = "UNPAID_TTL_MINUTES"
-SWEEP_INTERVAL_S = "SWEEP_INTERVAL_S"
 
 
 class OrdersSettings(ServiceSettings):
@@ -17,9 +16,6 @@ class OrdersSettings(ServiceSettings):
     unpaid_ttl_minutes: int = Field(1440, ge=1)
     sweep_interval_s: float = Field(60.0, gt=0)
 
-    def nameko_config(self) -> dict:
-        return {
-            **super().nameko_config(),
-            UNPAID_TTL_MINUTES: self.unpaid_ttl_minutes,
-            SWEEP_INTERVAL_S: self.sweep_interval_s,
-        }
+    @property
+    def unpaid_ttl(self) -> timedelta:
+        return timedelta(minutes=self.unpaid_ttl_minutes)

@@ -4,20 +4,19 @@ import logging
 from datetime import datetime, timedelta
 from uuid import uuid4
 
-from nameko.dependency_providers import Config
 from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import PaymentRefused, PaymentReported, PaymentSettled
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
-from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
 from kernodeck_kit.types import utcnow
 from kernodeck_orders import store
-from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
+from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.domain import (
     PAYMENT_REPORTED,
     UNPAID_TIMEOUT,
@@ -44,7 +43,7 @@ class OrdersService:
 
     db = Database()
     instrumented = Instrumented()
-    config = Config()
+    settings = Settings(OrdersSettings)
     catalog = RpcProxy("catalog")
 
     @rpc
@@ -82,11 +81,11 @@ class OrdersService:
             _record(tx, order, previous, cancel_by_customer(order, utcnow()))
         return order_view(order)
 
-    @configured_timer(SWEEP_INTERVAL_S)
+    @configured_timer(OrdersSettings, "sweep_interval_s")
     def cancel_unpaid_orders(self) -> int:
         """Cancel the orders left unpaid past the TTL; returns how many."""
         now = utcnow()
-        ttl = timedelta(minutes=float(self.config[UNPAID_TTL_MINUTES]))
+        ttl = self.settings.unpaid_ttl
         with self.db.read() as session:
             candidates = store.unpaid_order_ids(session, created_before=now - ttl, limit=SWEEP_BATCH)
         return sum(self._cancel_if_unpaid(order_id, now, ttl) for order_id in candidates)

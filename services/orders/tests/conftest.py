@@ -10,7 +10,7 @@ from nameko.standalone.rpc import ServiceRpcProxy
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.testing import service_config, truncate_all
-from kernodeck_orders.config import SWEEP_INTERVAL_S, UNPAID_TTL_MINUTES
+from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.service import OrdersService
 
 # model -> (name, backend, GPUs per lot, lot price in cents per duration, lots free), as the catalog would price it.
@@ -61,7 +61,7 @@ def database_url(pg_database):
 def config(rabbit_config, database_url):
     truncate_all(database_url)
     # The sweep runs only when a test asks for it.
-    return {**service_config(rabbit_config, database_url), UNPAID_TTL_MINUTES: 60, SWEEP_INTERVAL_S: 3600}
+    return service_config(rabbit_config, database_url, OrdersSettings(unpaid_ttl_minutes=60, sweep_interval_s=3600))
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.rpc_errors import RemoteServiceError
-from kernodeck_orders.config import SWEEP_INTERVAL_S
+from kernodeck_kit.testing import service_config
+from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.service import OrdersService
 
 ALICE, BOB = "acct-alice", "acct-bob"
@@ -166,8 +167,9 @@ def test_the_sweep_cancels_unpaid_orders_past_the_ttl(orders, orders_container, 
     )
 
 
-def test_the_sweep_runs_on_its_configured_interval(container_factory, catalog, config, database_url):
-    container_factory(OrdersService, {**config, SWEEP_INTERVAL_S: 0.1}).start()
+def test_the_sweep_runs_on_its_configured_interval(container_factory, catalog, config, rabbit_config, database_url):
+    quick = OrdersSettings(unpaid_ttl_minutes=60, sweep_interval_s=0.1)
+    container_factory(OrdersService, service_config(rabbit_config, database_url, quick)).start()
     with ServiceRpcProxy("orders", config) as orders:
         order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
         backdate(database_url, order["id"], minutes=PAST_THE_TTL)

@@ -18,8 +18,6 @@ from kernodeck_kit.settings import ServiceSettings
 from kernodeck_payments.domain.methods import DEFAULT_CONFIRMATIONS
 
 Chain = Literal["mainnet", "testnet", "regtest"]
-RATE_REFRESH_KEY = "PAYMENTS_RATE_REFRESH_S"
-SWEEP_KEY = "PAYMENTS_SWEEP_INTERVAL_S"
 
 
 class PaymentsSettings(ServiceSettings):
@@ -115,12 +113,3 @@ class PaymentsSettings(ServiceSettings):
     @property
     def peg_guard(self) -> Fraction:
         return Fraction(self.stablecoin_peg_guard_percent) / 100
-
-    def nameko_config(self) -> dict:
-        return {
-            **super().nameko_config(),
-            "PAYMENTS": self.model_dump(mode="json"),
-            # Timer intervals are read at setup from top-level keys (kit's ConfiguredTimer).
-            RATE_REFRESH_KEY: self.rate_refresh_s,
-            SWEEP_KEY: self.sweep_interval_s,
-        }

@@ -1,25 +1,16 @@
-"""nameko dependency providers of the payments service."""
+"""The rate sources, built once per container from the payments settings."""
 
 from nameko.extensions import DependencyProvider
 
+from kernodeck_kit.nameko_deps import settings_of
 from kernodeck_payments.availability import rate_source_names
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.rates.sources import build_sources
 
 
-class Settings(DependencyProvider):
-    """The validated PAYMENTS_* settings, built once from the container config."""
-
-    def setup(self):
-        self.settings = PaymentsSettings.model_validate(self.container.config["PAYMENTS"])
-
-    def get_dependency(self, worker_ctx) -> PaymentsSettings:
-        return self.settings
-
-
 class RateSources(DependencyProvider):
     def setup(self):
-        settings = PaymentsSettings.model_validate(self.container.config["PAYMENTS"])
+        settings = settings_of(self.container, PaymentsSettings)
         urls = {"kraken": settings.kraken_url, "coingecko": settings.coingecko_url, "coinbase": settings.coinbase_url}
         names = rate_source_names(settings)
         self.sources = build_sources(

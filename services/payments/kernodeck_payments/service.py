@@ -18,14 +18,14 @@ from kernodeck_contracts.events import (
     WatcherStatus,
 )
 from kernodeck_kit.events import consumer
-from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
 from kernodeck_kit.types import utcnow
 from kernodeck_payments import metrics, operator, queries
 from kernodeck_payments.availability import RATE_SYMBOLS, load_board
-from kernodeck_payments.config import RATE_REFRESH_KEY, SWEEP_KEY
-from kernodeck_payments.dependencies import RateSources, Settings
+from kernodeck_payments.config import PaymentsSettings
+from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.intents import Purpose, TransferState
 from kernodeck_payments.domain.methods import METHODS, find_method
 from kernodeck_payments.domain.reconcile import Credit
@@ -53,7 +53,7 @@ class PaymentsService:
 
     db = Database()
     instrumented = Instrumented()
-    settings = Settings()
+    settings = Settings(PaymentsSettings)
     rate_sources = RateSources()
     orders = RpcProxy("orders")
 
@@ -250,14 +250,14 @@ class PaymentsService:
 
     # --- timers ----------------------------------------------------------
 
-    @configured_timer(RATE_REFRESH_KEY, eager=True)
+    @configured_timer(PaymentsSettings, "rate_refresh_s", eager=True)
     def refresh_rates(self) -> int:
         rates, _errors = refresh(self.rate_sources, RATE_SYMBOLS)  # failures are logged and counted by refresh
         with self.db.transaction() as tx:
             save_observations(tx.session, rates)
         return len(rates)
 
-    @configured_timer(SWEEP_KEY)
+    @configured_timer(PaymentsSettings, "sweep_interval_s")
     def sweep(self) -> int:
         """Deadlines that passed and late transfers waiting for a rate: reconcile them."""
         now = utcnow()

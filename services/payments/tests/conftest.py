@@ -78,14 +78,6 @@ def settings(rates_file, write_rates, databases) -> PaymentsSettings:
     )
 
 
-def payments_config(rabbit_config: dict, database_url: str, settings: PaymentsSettings) -> dict:
-    return {
-        **service_config(rabbit_config, database_url),
-        **settings.nameko_config(),
-        "AMQP_URI": rabbit_config["AMQP_URI"],
-    }
-
-
 def check_ledger(database_url: str) -> None:
     engine = make_engine(database_url)
     with Session(engine) as session:
@@ -98,7 +90,7 @@ def configs(rabbit_config, databases, settings):
     truncate_all(databases["payments"])
     yield {
         "orders": {**rabbit_config, "serializer": "json"},
-        "payments": payments_config(rabbit_config, databases["payments"], settings),
+        "payments": service_config(rabbit_config, databases["payments"], settings),
     }
     check_ledger(databases["payments"])
 
