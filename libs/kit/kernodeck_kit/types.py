@@ -1,4 +1,4 @@
-"""Column types shared by every service's tables."""
+"""Column types shared by every service's tables, and the one clock and time format of every service."""
 
 from datetime import UTC, datetime
 
@@ -27,6 +27,11 @@ class UtcDateTime(TypeDecorator):
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def rfc3339(at: datetime | None) -> str | None:
+    """A moment as every service answers it: RFC 3339 in UTC with a Z (2026-01-01T12:00:00Z); None stays None."""
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z") if at is not None else None
 
 
 class BaseUnits(TypeDecorator):

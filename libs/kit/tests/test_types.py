@@ -1,12 +1,12 @@
-"""Column types on both databases."""
+"""Column types on both databases, and the time format."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, insert, select
 
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.types import BaseUnits, UtcDateTime
+from kernodeck_kit.types import BaseUnits, UtcDateTime, rfc3339
 
 WEI = 123 * 10**24 + 7  # beyond 64 bits and beyond a double's precision
 
@@ -45,3 +45,10 @@ def test_naive_datetimes_are_refused(engine):
     table.metadata.create_all(engine)
     with pytest.raises(Exception, match="naive datetime"), engine.begin() as conn:
         conn.execute(insert(table), [{"at": datetime(2026, 1, 1)}])
+
+
+def test_every_service_writes_a_moment_in_utc_with_a_z():
+    paris = timezone(timedelta(hours=1))
+    assert rfc3339(datetime(2026, 1, 1, 13, 30, tzinfo=paris)) == "2026-01-01T12:30:00Z"
+    assert rfc3339(datetime(2026, 1, 1, 12, 0, 0, 250_000, tzinfo=UTC)) == "2026-01-01T12:00:00.250000Z"
+    assert rfc3339(None) is None

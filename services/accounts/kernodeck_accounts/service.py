@@ -1,7 +1,6 @@
 """The accounts' nameko entrypoints: thin, over the domain, the store and the hasher."""
 
 import logging
-from datetime import datetime
 
 from nameko.rpc import rpc
 from nameko.timer import timer
@@ -12,7 +11,7 @@ from kernodeck_accounts.dependencies import AccountRules
 from kernodeck_accounts.domain import new_session_token, nfc, normalize_email, token_hash, validate_registration
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.nameko_deps import Database, Instrumented
-from kernodeck_kit.types import utcnow
+from kernodeck_kit.types import rfc3339, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +26,6 @@ def invalid_credentials() -> ServiceError:
 
 def unauthenticated() -> ServiceError:
     return ServiceError(ErrorCode.UNAUTHENTICATED, "not logged in or session expired")
-
-
-def rfc3339(moment: datetime) -> str:
-    return moment.isoformat()
 
 
 def account_view(row: store.AccountRow) -> dict:

@@ -1,7 +1,6 @@
 """Orders as the RPC answers them: JSON-friendly, times in RFC 3339 UTC, money in integer cents."""
 
-from datetime import UTC, datetime
-
+from kernodeck_kit.types import rfc3339
 from kernodeck_orders.domain import Order
 
 
@@ -18,7 +17,3 @@ def order_view(order: Order) -> dict:
         "rental": None,
         "access": None,
     }
-
-
-def rfc3339(at: datetime) -> str:
-    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")

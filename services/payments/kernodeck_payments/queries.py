@@ -6,10 +6,11 @@ from sqlalchemy import select
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.outbox import Store
+from kernodeck_kit.types import rfc3339
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.store.intents import get_intent, intents_for, topups_of, transfers_by_intent
 from kernodeck_payments.store.tables import PaymentIntent
-from kernodeck_payments.views import payment_view, rfc3339, topup_view
+from kernodeck_payments.views import payment_view, topup_view
 
 
 def payment(db: Store, settings: PaymentsSettings, payment_id: str, account_id: str) -> dict:

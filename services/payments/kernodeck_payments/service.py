@@ -21,7 +21,7 @@ from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
-from kernodeck_kit.types import utcnow
+from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_payments import metrics, operator, queries
 from kernodeck_payments.availability import RATE_SYMBOLS, load_board
 from kernodeck_payments.config import PaymentsSettings
@@ -39,7 +39,7 @@ from kernodeck_payments.settlement import credit_balance, reconcile_intent, reco
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.intents import due_for_reconciliation, get_intent, pending_topup_cents, transfers_of
 from kernodeck_payments.store.tables import Topup, WatcherReport
-from kernodeck_payments.views import payment_view, rfc3339, topup_view
+from kernodeck_payments.views import payment_view, topup_view
 
 log = logging.getLogger(__name__)
 

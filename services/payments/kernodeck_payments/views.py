@@ -1,16 +1,11 @@
 """What the RPC methods return: JSON-friendly dicts, integers for money."""
 
-from datetime import datetime
-
 from kernodeck_chains.amounts import format_amount
 from kernodeck_chains.uris import payment_uri
+from kernodeck_kit.types import rfc3339
 from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewAudit, ReviewItem, Topup
-
-
-def rfc3339(at: datetime | None) -> str | None:
-    return at.isoformat().replace("+00:00", "Z") if at else None
 
 
 def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ethereum_chain_id: int) -> dict:
