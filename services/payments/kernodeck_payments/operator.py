@@ -34,7 +34,7 @@ def resolve(db: Store, operator_id: str, review_id: str, decision: str, amount_u
             if item.account_id is None:
                 raise ServiceError.field("decision", "this item has no customer to credit; refund it off-system")
             credit = Credit(amount_usd_cents, Reason.REVIEW_CREDIT, f"review:{item.id}")
-            credit_balance(tx, item.account_id, credit, ref=item.id)
+            credit_balance(tx, item.account_id, credit, item.id, now)
         record_decision(tx.session, item, operator_id, decision, amount_usd_cents, note, now)
     with db.read() as session:
         return review_view(get_review(session, review_id), audit_of(session, review_id))

@@ -160,7 +160,8 @@ class PaymentsService:
         total = order["summary"]["total_usd_cents"]
         payment_id = f"balance-{order_id}"
         with self.db.transaction() as tx:
-            if not debit_customer_for_order(tx.session, account_id, total, order_id, f"balance-payment:{order_id}"):
+            key = f"balance-payment:{order_id}"
+            if not debit_customer_for_order(tx.session, account_id, total, order_id, key, utcnow()):
                 raise ServiceError(ErrorCode.INVALID_STATE, "this order was already paid from the balance")
             tx.emit(
                 PaymentSettled(
@@ -246,7 +247,7 @@ class PaymentsService:
         with self.db.consume("orders.payment_refused", event) as tx:
             if tx is not None:
                 credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, f"refused:{event.payment_id}")
-                credit_balance(tx, event.account_id, credit, ref=event.payment_id)
+                credit_balance(tx, event.account_id, credit, event.payment_id, utcnow())
 
     # --- timers ----------------------------------------------------------
 

@@ -83,13 +83,13 @@ def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: Paymen
         transfer_rows[key].disposition = disposition
         session.add(transfer_rows[key])
     for credit in outcome.credits:
-        credit_balance(tx, row.account_id, credit, ref=row.id)
+        credit_balance(tx, row.account_id, credit, row.id, now)
     for review in outcome.reviews:
         open_review(session, review.key, review.reason, now, row.id, row.account_id, review.transfer_key)
     if outcome.settles:
         row.settled_at = now
         if row.purpose == Purpose.ORDER:
-            record_order_payment(session, row.amount_usd_cents, row.reference_id, f"order-payment:{row.id}")
+            record_order_payment(session, row.amount_usd_cents, row.reference_id, f"order-payment:{row.id}", now)
             tx.emit(
                 PaymentSettled(
                     payment_id=row.id,
@@ -108,11 +108,11 @@ def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: Paymen
     session.add(row)
 
 
-def credit_balance(tx: Tx, account_id: str, credit: Credit, ref: str) -> None:
+def credit_balance(tx: Tx, account_id: str, credit: Credit, ref: str, now: datetime) -> None:
     """Credit the balance once per key; BalanceCredited goes out with that first credit only."""
     if credit.reason == Reason.REFUSED_PAYMENT:  # back out of sales, where the payment was booked
-        credited = refund_refused_payment(tx.session, account_id, credit.cents, ref, credit.key)
+        credited = refund_refused_payment(tx.session, account_id, credit.cents, ref, credit.key, now)
     else:
-        credited = credit_customer(tx.session, account_id, credit.cents, Reason(credit.reason), credit.key, ref)
+        credited = credit_customer(tx.session, account_id, credit.cents, Reason(credit.reason), credit.key, ref, now)
     if credited:
         tx.emit(BalanceCredited(account_id=account_id, amount_usd_cents=credit.cents, reason=credit.reason))

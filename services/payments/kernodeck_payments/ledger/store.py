@@ -14,7 +14,7 @@ from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.db import insert_for
-from kernodeck_kit.types import UtcDateTime, utcnow
+from kernodeck_kit.types import UtcDateTime
 from kernodeck_payments.ledger import domain
 from kernodeck_payments.ledger.domain import Entry, Reason
 
@@ -47,19 +47,17 @@ class BalanceRow(SQLModel, table=True):
 
 
 def credit_customer(
-    session: Session, customer_id: str, amount_cents: int, reason: Reason, idempotency_key: str, ref: str
+    session: Session, customer_id: str, amount_cents: int, reason: Reason, idempotency_key: str, ref: str, at: datetime
 ) -> bool:
     """Credit the customer's available balance; False (nothing changed) when the key was used already."""
-    return _credit(session, domain.customer_credit(customer_id, amount_cents, reason, idempotency_key, ref, utcnow()))
+    return _credit(session, domain.customer_credit(customer_id, amount_cents, reason, idempotency_key, ref, at))
 
 
 def refund_refused_payment(
-    session: Session, customer_id: str, amount_cents: int, payment_id: str, idempotency_key: str
+    session: Session, customer_id: str, amount_cents: int, payment_id: str, idempotency_key: str, at: datetime
 ) -> bool:
     """Give back a payment its order refused, out of the sales it was booked into; False when done already."""
-    return _credit(
-        session, domain.refused_order_payment(customer_id, amount_cents, payment_id, idempotency_key, utcnow())
-    )
+    return _credit(session, domain.refused_order_payment(customer_id, amount_cents, payment_id, idempotency_key, at))
 
 
 def _credit(session: Session, entry: Entry) -> bool:
@@ -81,7 +79,7 @@ def _credit(session: Session, entry: Entry) -> bool:
 
 
 def debit_customer_for_order(
-    session: Session, customer_id: str, amount_cents: int, order_id: str, idempotency_key: str
+    session: Session, customer_id: str, amount_cents: int, order_id: str, idempotency_key: str, at: datetime
 ) -> bool:
     """Pay an order from the balance; False when this key was paid already.
 
@@ -91,7 +89,7 @@ def debit_customer_for_order(
     takes the entry back if the balance is short, even when the caller goes
     on to commit other work.
     """
-    entry = domain.order_debit(customer_id, amount_cents, order_id, idempotency_key, utcnow())
+    entry = domain.order_debit(customer_id, amount_cents, order_id, idempotency_key, at)
     with session.begin_nested():
         if not _append(session, entry):
             return False
@@ -105,9 +103,11 @@ def debit_customer_for_order(
     return True
 
 
-def record_order_payment(session: Session, amount_cents: int, order_id: str, idempotency_key: str) -> bool:
+def record_order_payment(
+    session: Session, amount_cents: int, order_id: str, idempotency_key: str, at: datetime
+) -> bool:
     """Book an order paid straight by crypto; no balance moves. False when the key was used already."""
-    return _append(session, domain.crypto_order_payment(amount_cents, order_id, idempotency_key, utcnow()))
+    return _append(session, domain.crypto_order_payment(amount_cents, order_id, idempotency_key, at))
 
 
 def available_cents(session: Session, customer_id: str) -> int:

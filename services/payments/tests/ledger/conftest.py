@@ -1,5 +1,7 @@
 """Ledger tests run on PostgreSQL and on SQLite, and the books must balance after every one."""
 
+from datetime import UTC, datetime
+
 import eventlet
 import pytest
 from sqlmodel import Session, SQLModel
@@ -13,6 +15,7 @@ LEDGER_TABLES = [LedgerEntryRow.__table__, BalanceRow.__table__]
 # Greenthreads racing at once, each on its own connection: half of
 # PostgreSQL's default 100 connections.
 WORKERS = 50
+NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)  # when every entry of a test is booked
 
 
 @pytest.fixture(scope="session")
