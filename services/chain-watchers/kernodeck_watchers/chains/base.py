@@ -9,28 +9,9 @@ hash lookup per output or log (`Watched.get`), never a loop over addresses.
 """
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
-
-@dataclass(frozen=True)
-class BlockRef:
-    height: int
-    hash: str
-    parent_hash: str
-    time: int  # block timestamp, seconds since the epoch
-    # What the client fetched to make the ref (the block's contents), for `transfers_in_block` to reuse; not part
-    # of the block's identity. None: the client reads the block again, by its hash.
-    payload: Any = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class SeenTransfer:
-    txid: str
-    index: int  # output index (UTXO), log index (tokens), 0 for a native account transfer
-    address: str
-    token: str | None
-    amount: int
+from kernodeck_watchers.domain.blocks import BlockRef, SeenTransfer
 
 
 class Watched(Protocol):

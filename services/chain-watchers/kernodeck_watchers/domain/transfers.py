@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
+from kernodeck_watchers.domain.blocks import BlockRef, SeenTransfer
 
 
 class State(StrEnum):

@@ -18,9 +18,6 @@ class IntentStatus(StrEnum):
     IN_REVIEW = "in_review"
 
 
-SETTLED_STATUSES = frozenset({IntentStatus.SETTLED, IntentStatus.OVERPAID})
-
-
 class Purpose(StrEnum):
     ORDER = "order"
     TOPUP = "topup"

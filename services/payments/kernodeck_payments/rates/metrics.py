@@ -1,6 +1,6 @@
 """Prometheus metrics of the rate sources."""
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import Counter, Histogram
 
 RATE_FETCH_TOTAL = Counter(
     "kernodeck_rate_fetch_total", "Rate source fetches, by outcome (ok, error)", ["source", "outcome"]
@@ -11,4 +11,3 @@ RATE_FETCH_SECONDS = Histogram(
     ["source"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
-RATE_AGE_SECONDS = Gauge("kernodeck_rate_age_seconds", "Age of the rate a quote would use now", ["symbol"])
