@@ -17,8 +17,8 @@ $(STAMP): $(PYPROJECTS) requirements-dev.txt
 
 install: $(STAMP)
 
-# run.py installs the local chain nodes (infra/devnet/install.sh) when it starts them: without any
-# PAYMENTS_* or WATCHER_* setting. A node that cannot be installed is skipped, its payment methods off.
+# run.py installs the local chain nodes (infra/devnet/install.sh) when it starts them, as it does while
+# KERNODECK_LOCAL_CHAINS is on (the default). A node that cannot be installed is skipped, its payment methods off.
 run: install
 	$(BIN)/python infra/local/run.py
 

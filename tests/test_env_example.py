@@ -5,6 +5,7 @@ import re
 from pydantic import AliasChoices
 from pydantic_settings import BaseSettings
 
+from infra.local.run import RunSettings
 from infra.local.stack import ROOT
 from kernodeck_accounts.config import AccountsSettings
 from kernodeck_catalog.config import CatalogSettings
@@ -13,7 +14,15 @@ from kernodeck_orders.config import OrdersSettings
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_watchers.config import WatcherSettings
 
-SETTINGS = (CatalogSettings, AccountsSettings, OrdersSettings, PaymentsSettings, WatcherSettings, GatewaySettings)
+SETTINGS = (
+    RunSettings,
+    CatalogSettings,
+    AccountsSettings,
+    OrdersSettings,
+    PaymentsSettings,
+    WatcherSettings,
+    GatewaySettings,
+)
 # Fields the code sets, never the environment: the service's name, and the watcher's --network.
 NOT_SETTINGS = {"service_name", "network"}
 

@@ -3,11 +3,12 @@
 Reads .env if present (see .env.example), makes sure the broker answers,
 then starts every service and the gateway; each service migrates its own
 database as it starts (SQLite files under DATA_DIR unless *_DATABASE_URL
-points elsewhere). Without any PAYMENTS_* or WATCHER_* setting (empty ones
-aside) it also installs and starts the local chain nodes (infra/devnet/install.sh,
+points elsewhere). With KERNODECK_LOCAL_CHAINS on (the default) it also
+installs and starts the local chain nodes (infra/devnet/install.sh,
 infra/local/devnet.py) and one watcher per node, with development payments
-settings, and writes var/devnet.env for paying by hand; otherwise a watcher
-runs for each network whose node URL is set.
+settings under any PAYMENTS_* or WATCHER_* setting of your own, and writes
+var/devnet.env for paying by hand; with it off, a watcher runs for each
+network whose node URL is set.
 """
 
 import os
@@ -21,6 +22,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
 from infra.local.devnet import Devnet, configured_watchers
@@ -37,9 +40,17 @@ def read_dotenv(path: Path) -> dict[str, str]:
     return {key.strip(): value.strip() for key, sep, value in pairs if sep}
 
 
-def wants_devnet(environ: dict[str, str]) -> bool:
-    """Local chains unless a PAYMENTS_* or WATCHER_* setting has a value (an empty one is the default)."""
-    return not any(value and key.startswith(("PAYMENTS_", "WATCHER_")) for key, value in environ.items())
+class RunSettings(BaseSettings):
+    """`make run`'s own settings (KERNODECK_*)."""
+
+    model_config = SettingsConfigDict(env_prefix="KERNODECK_", extra="ignore", env_ignore_empty=True)
+
+    local_chains: bool = True
+
+
+def local_settings(devnet_env: dict[str, str], environ: dict[str, str]) -> dict[str, str]:
+    """The local chains' settings, less those you set yourself (a value of your own wins; an empty one does not)."""
+    return {key: value for key, value in devnet_env.items() if not environ.get(key)}
 
 
 def answers(host: str, port: int) -> bool:
@@ -88,13 +99,14 @@ def start_devnet() -> tuple[Devnet, dict[str, str]]:
     started = time.monotonic()
     devnet = Devnet(ROOT / "var" / "devnet", anvil_block_time=2)
     env = {**dev_payments_env(rates_file), **devnet.start(log=lambda line: print(f"  {line}", flush=True))}
+    env = local_settings(env, os.environ)
     devnet.reset_watcher_databases(Path(os.environ["DATA_DIR"]))
     if pool := devnet.import_solana_pool({**os.environ, **env}):
         print(f"  solana: {pool}", flush=True)
     print(f"chains: ready in {time.monotonic() - started:.1f} s", flush=True)
     print(
-        "payments: regtest chains, public test keys, development rates"
-        " (any PAYMENTS_* or WATCHER_* setting replaces the local chains: see .env.example)",
+        "payments: regtest chains, public test keys, development rates, under your own PAYMENTS_* and WATCHER_*"
+        " settings (KERNODECK_LOCAL_CHAINS=0 runs without the local chains: see .env.example)",
         flush=True,
     )
     return devnet, env
@@ -114,7 +126,7 @@ def main() -> None:
     devnet, env, watchers = None, {}, configured_watchers(os.environ)
     stack = None
     try:
-        if wants_devnet(os.environ):
+        if RunSettings().local_chains:
             devnet, env = start_devnet()
             watchers = devnet.up
         stack = Stack(env=env, watchers=watchers, gateway_port=gateway_port)

@@ -4,7 +4,7 @@ import pytest
 
 from infra.devnet import nodes
 from infra.local.devnet import Devnet, configured_watchers, dev_solana_addresses
-from infra.local.run import read_dotenv, wants_devnet
+from infra.local.run import RunSettings, local_settings, read_dotenv
 from infra.local.stack import ROOT, Stack, watcher_env
 from kernodeck_chains.addresses import is_valid_solana_address
 from kernodeck_payments.config import PaymentsSettings
@@ -44,14 +44,32 @@ def test_outside_the_devnet_a_watcher_runs_where_a_node_url_is_set():
     assert configured_watchers({"WATCHER_LITECOIN_RPC_URL": ""}) == ()
 
 
-def test_make_run_starts_the_local_chains_unless_a_payments_or_watcher_setting_has_a_value():
-    assert wants_devnet({"AMQP_URI": "amqp://guest:guest@127.0.0.1:5672/", "WATCHER_DATABASE_URL": ""})
-    assert not wants_devnet({"PAYMENTS_BITCOIN_XPUB": "zpub6r..."})
-    assert not wants_devnet({"WATCHER_BITCOIN_RPC_URL": "http://node:8332"})
+def test_one_setting_switches_the_local_chains(monkeypatch):
+    monkeypatch.delenv("KERNODECK_LOCAL_CHAINS", raising=False)
+    assert RunSettings().local_chains is True
+    for off in ("0", "false"):
+        monkeypatch.setenv("KERNODECK_LOCAL_CHAINS", off)
+        assert RunSettings().local_chains is False
+    monkeypatch.setenv("KERNODECK_LOCAL_CHAINS", "")
+    assert RunSettings().local_chains is True
 
 
-def test_a_copy_of_env_example_keeps_the_local_chains():
-    assert wants_devnet(read_dotenv(ROOT / ".env.example"))
+def test_your_own_settings_win_over_the_local_chains_ones_and_keep_them():
+    devnet = {
+        "PAYMENTS_RATE_FILE": "var/dev-rates.json",
+        "PAYMENTS_BITCOIN_CHAIN": "regtest",
+        "WATCHER_BITCOIN_RPC_URL": "x",
+    }
+    mine = {"PAYMENTS_RATE_FILE": "my-rates.json", "PAYMENTS_INTENT_TTL_MINUTES": "2", "PAYMENTS_BITCOIN_CHAIN": ""}
+    assert local_settings(devnet, mine) == {"PAYMENTS_BITCOIN_CHAIN": "regtest", "WATCHER_BITCOIN_RPC_URL": "x"}
+
+
+def test_a_copy_of_env_example_keeps_the_local_chains_and_their_settings(monkeypatch):
+    copied = read_dotenv(ROOT / ".env.example")
+    for key, value in copied.items():
+        monkeypatch.setenv(key, value)
+    assert RunSettings().local_chains is True
+    assert local_settings({"PAYMENTS_BITCOIN_CHAIN": "regtest"}, copied) == {"PAYMENTS_BITCOIN_CHAIN": "regtest"}
 
 
 @pytest.mark.parametrize(
