@@ -1,31 +1,22 @@
 """What the watcher tests of every chain share: watcher containers on the real broker and PostgreSQL, their
-database, a tap on `chain.events`, and the real catalog, orders and payments services around them.
+database and a tap on `chain.events`. A chain's conftest gives `watcher_settings` (which network, which node).
 
-A chain's conftest gives `watcher_settings` (which network, which node) and, for the end-to-end tests,
-`payments_settings` and `method` (the asset and network a customer pays with); `seed_payments` lets it
-put what payments needs in its database before the services start (Solana's address pool).
+The flows through payments and orders are in tests/integration/chain_payments, which uses these fixtures.
 """
 
 import json
 import uuid
-from datetime import UTC, datetime
 
 import eventlet
 import pytest
 from kombu import Connection, Exchange, Queue
-from nameko.standalone.rpc import ServiceRpcProxy
 from sqlalchemy import text
 
 from infra.devnet.nodes import AnvilNode, find_binary
-from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
-from kernodeck_catalog.service import CatalogService
-from kernodeck_catalog.store import seed
 from kernodeck_kit import migrations
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.testing import service_config, truncate_all
-from kernodeck_orders.service import OrdersService
-from kernodeck_payments.service import PaymentsService
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.dependencies import Watcher
 from kernodeck_watchers.runtime import WatcherRuntime
@@ -41,10 +32,6 @@ QUICK = {
     "rpc_timeout_s": 5,
     "payments_timeout_s": 5,
 }
-
-
-RATES = {"BTC": "50000", "ETH": "2500", "USDT": "1", "USDC": "1", "TRX": "0.25", "SOL": "150", "LTC": "100"}
-ACCOUNT = "acc-e2e"
 
 
 def wait_until(predicate, seconds: float = 20.0, what: str = "the condition"):
@@ -232,93 +219,3 @@ def tap(rabbit_config):
     tap = ChainTap(rabbit_config["AMQP_URI"])
     yield tap
     tap.close()
-
-
-# --- catalog, orders and payments -------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def stack_databases(pg_database):
-    return {name: pg_database(f"kernodeck_{name}") for name in ("catalog", "orders", "payments")}
-
-
-@pytest.fixture
-def rates_file(tmp_path):
-    """The operator's rates file that payments prices with (RATES, as of now)."""
-    path = tmp_path / "rates.json"
-    path.write_text(json.dumps({"as_of": datetime.now(UTC).isoformat(), "rates": RATES}))
-    return path
-
-
-@pytest.fixture
-def seed_payments():
-    """`seed_payments(payments_database_url)`, run on the emptied database before the services start."""
-    return lambda url: None
-
-
-@pytest.fixture
-def stack(container_factory, rabbit_config, stack_databases, payments_settings, seed_payments):
-    """catalog, orders and payments, started; their configs by name."""
-    for url in stack_databases.values():
-        truncate_all(url)
-    seed(stack_databases["catalog"], load_catalog_file(DEFAULT_CATALOG))
-    seed_payments(stack_databases["payments"])
-    CatalogService._cache = None
-    configs = {
-        "catalog": service_config(rabbit_config, stack_databases["catalog"]),
-        "orders": service_config(rabbit_config, stack_databases["orders"]),
-        "payments": service_config(rabbit_config, stack_databases["payments"], payments_settings),
-    }
-    for name, cls in (("catalog", CatalogService), ("orders", OrdersService), ("payments", PaymentsService)):
-        container_factory(cls, configs[name]).start()
-    return configs
-
-
-@pytest.fixture
-def payments(stack, wait):
-    with ServiceRpcProxy("payments", stack["payments"]) as proxy:
-        wait(lambda: proxy.list_methods()[0]["reason"] != "rate_unavailable", what="payments' first rates")
-        yield proxy
-
-
-@pytest.fixture
-def orders(stack):
-    with ServiceRpcProxy("orders", stack["orders"]) as proxy:
-        yield proxy
-
-
-class Shop:
-    """A customer's side: orders to pay, their payment instructions, their status."""
-
-    def __init__(self, orders, payments, asset: str, network: str):
-        self.orders = orders
-        self.payments = payments
-        self.asset = asset
-        self.network = network
-
-    def order_payment(self) -> tuple[dict, dict]:
-        """A new 3-day h100 order (189 USD) and its payment intent with this asset on this network."""
-        order = self.orders.create_order(ACCOUNT, "h100", 3, 1, "ubuntu")
-        return order, self.payments.create_order_payment(ACCOUNT, order["id"], self.asset, self.network)
-
-    def order_status(self, order: dict) -> str:
-        return self.orders.get_order(ACCOUNT, order["id"])["status"]
-
-    def wait_paid(self, order: dict, seconds: float = 20.0) -> None:
-        wait_until(lambda: self.order_status(order) == "paid", seconds, "the order to be paid")
-
-    def payment(self, payment: dict) -> dict:
-        return self.payments.get_payment(ACCOUNT, payment["id"])
-
-    def method(self) -> dict:
-        return next(m for m in self.payments.list_methods() if (m["asset"], m["network"]) == (self.asset, self.network))
-
-    def reviews(self) -> list[dict]:
-        return self.payments.list_reviews()
-
-
-@pytest.fixture
-def shop(orders, payments, method) -> Shop:
-    """`method`, (asset, network), comes from the chain's conftest."""
-    asset, network = method
-    return Shop(orders, payments, asset, network)

@@ -18,7 +18,7 @@ ADDRESSES = {
     "tron": "TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH",  # base58: case matters
     "bitcoin": "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu",
 }
-# In a process of its own: this one's SQLModel metadata holds the tables of catalog and orders too.
+# In a process of its own: run with the other suites, this one's SQLModel metadata holds their tables too.
 ALEMBIC_CHECK = (
     "import sys; from alembic import command; from kernodeck_kit.migrations import alembic_config; "
     "command.check(alembic_config(sys.argv[1], sys.argv[2]))"

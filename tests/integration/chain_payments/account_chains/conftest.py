@@ -374,9 +374,9 @@ def watcher_settings(chain, watcher_database, quick_settings) -> WatcherSettings
 
 
 @pytest.fixture
-def payments_settings(chain, stack_databases, rates_file) -> PaymentsSettings:
+def payments_settings(chain, databases, rates_file) -> PaymentsSettings:
     return PaymentsSettings(
-        database_url=stack_databases["payments"],
+        database_url=databases["payments"],
         **chain.payments_fields(),
         **{f"{chain.network}_confirmations": CONFIRMATIONS},
         rate_sources="file",

@@ -1,9 +1,15 @@
-"""The real catalog, orders and payments containers next to the watcher (../../conftest.py), payments on
-regtest settings."""
+"""Bitcoin and Litecoin: the watchers' regtest nodes (their suite's utxo fixtures), payments on regtest
+settings, with the real catalog and orders."""
 
 import pytest
 
 from kernodeck_payments.config import PaymentsSettings
+from tests.integration.chain_payments.conftest import watcher_fixtures
+
+_utxo = watcher_fixtures("utxo/conftest.py")
+regtest = _utxo.regtest
+node = _utxo.node
+watcher_settings = _utxo.watcher_settings
 
 # A BIP84 testnet account key (vpub) from a public test mnemonic: never for real money.
 REGTEST_KEY = (
@@ -18,9 +24,9 @@ def method(node) -> tuple[str, str]:
 
 
 @pytest.fixture
-def payments_settings(stack_databases, rates_file, watcher_settings) -> PaymentsSettings:
+def payments_settings(databases, rates_file, watcher_settings) -> PaymentsSettings:
     return PaymentsSettings(
-        database_url=stack_databases["payments"],
+        database_url=databases["payments"],
         bitcoin_chain="regtest",
         litecoin_chain="regtest",
         bitcoin_xpub=REGTEST_KEY,
