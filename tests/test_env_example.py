@@ -12,6 +12,7 @@ from kernodeck_catalog.config import CatalogSettings
 from kernodeck_gateway.settings import GatewaySettings
 from kernodeck_orders.config import OrdersSettings
 from kernodeck_payments.config import PaymentsSettings
+from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_watchers.config import WatcherSettings
 
 SETTINGS = (
@@ -20,6 +21,7 @@ SETTINGS = (
     AccountsSettings,
     OrdersSettings,
     PaymentsSettings,
+    ProvisioningSettings,
     WatcherSettings,
     GatewaySettings,
 )

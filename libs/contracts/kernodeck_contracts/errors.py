@@ -19,6 +19,7 @@ class ErrorCode(StrEnum):
     INSUFFICIENT_BALANCE = "insufficient_balance"
     OUT_OF_CAPACITY = "out_of_capacity"
     INVALID_STATE = "invalid_state"
+    ALREADY_EXISTS = "already_exists"
     TOO_MANY_REQUESTS = "too_many_requests"
     SERVICE_UNAVAILABLE = "service_unavailable"
 
@@ -35,6 +36,7 @@ HTTP_STATUS = {
     ErrorCode.INSUFFICIENT_BALANCE: 409,
     ErrorCode.OUT_OF_CAPACITY: 409,
     ErrorCode.INVALID_STATE: 409,
+    ErrorCode.ALREADY_EXISTS: 409,
     ErrorCode.TOO_MANY_REQUESTS: 429,
     ErrorCode.SERVICE_UNAVAILABLE: 503,
 }

@@ -47,6 +47,9 @@ class OrderCreated(Event):
     total_gpus: int
     preparation: str
     total_usd_cents: int
+    # Not secrets: what provisioning installs for the customer, and the `custom` preparation's wish.
+    ssh_public_key: str | None = None
+    preparation_note: str | None = None
 
 
 class OrderStatusChanged(Event):
@@ -61,7 +64,10 @@ class OrderStatusChanged(Event):
 
 
 class CapacityChanged(Event):
-    """Provisioning's count of lots it can still deliver for one model."""
+    """Provisioning's count of lots it can still deliver for one model: the largest order that fits now.
+
+    A rental lives on one node (one SSH host), so this is the most lots any single node of the model has
+    free, not the sum over nodes."""
 
     source = "provisioning"
     type = "capacity_changed"

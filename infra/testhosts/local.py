@@ -1,0 +1,94 @@
+"""The local GPU test hosts of `make run`, the end-to-end tests and the benchmarks: one per catalog model,
+registered with provisioning like real nodes (their readiness check meets the labelled GPU double)."""
+
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+from infra.testhosts.hosts import TestHost, admin_key, can_run_hosts, netns_allowed
+
+BIN = Path(__file__).resolve().parents[2] / ".venv" / "bin"
+# GPUs per local host: the catalog's seeded availability, so a newcomer sees the same numbers.
+LOCAL_GPUS = {"h100": 16, "h200": 8, "b200": 8, "a100": 16, "l40s": 12, "rtx4090": 20, "mi300x": 8}
+ROCM_MODELS = {"mi300x"}
+FIXED_SLOTS = 200  # make run's hosts: 10.213.200.2 and on
+# A well-formed ed25519 public key nobody holds the private half of: the account key of the tests' and the
+# benchmarks' customers, so that the orders they pay are delivered (a test that logs in makes its own key).
+TEST_ACCOUNT_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFyn0c0m5jKQ1mDgM0k2bJw8Q0ChbqkQJzR0j2bKc3lx"
+
+
+def provisioning_env(folder: Path) -> dict[str, str]:
+    """Development settings: the test hosts' login key, a sealing key kept in `folder`, the double accepted."""
+    private, _public = admin_key(folder)
+    secret = folder / "provisioning-secret.key"
+    if not secret.exists():
+        from cryptography.fernet import Fernet
+
+        secret.write_text(Fernet.generate_key().decode())
+        secret.chmod(0o600)
+    return {
+        "PROVISIONING_ENVIRONMENT": "development",
+        "PROVISIONING_ACCEPT_GPU_DOUBLE": "true",
+        "PROVISIONING_SSH_KEY_PATH": str(private),
+        "PROVISIONING_SECRET_KEY": secret.read_text().strip(),
+        "PROVISIONING_SSH_CONNECT_TIMEOUT_S": "5",
+    }
+
+
+@contextmanager
+def local_hosts(
+    folder: Path,
+    gpus: dict[str, int] | None = None,
+    log=print,
+    fixed_addresses: bool = False,
+    extra_ports: dict[str, int] | None = None,
+):
+    """Start one test host per model (none, with a message, where this machine cannot run them).
+
+    `fixed_addresses` (make run) puts each model's host at the same address every run, so that the nodes
+    registered by an earlier run (their host keys are kept in `folder`) are the same nodes again."""
+    if reason := can_run_hosts():
+        log(f"GPU test hosts: not started ({reason}); orders will stay paid, undelivered")
+        yield {}
+        return
+    use_netns = netns_allowed()
+    _private, public = admin_key(folder)
+    hosts = {}
+    try:
+        for index, (model, count) in enumerate((gpus or LOCAL_GPUS).items()):
+            backend = "rocm" if model in ROCM_MODELS else "cuda"
+            host = TestHost(model, folder / "hosts" / model, count, backend, "ok", use_netns)
+            host.slot = FIXED_SLOTS + index if fixed_addresses else None
+            host.extra_ports = (extra_ports or {}).get(model, 0)
+            host.prepare(public)
+            host.start()
+            hosts[model] = host
+        where = "network namespaces on 10.213.0.0/16" if use_netns else "sshd on loopback ports"
+        log(f"GPU test hosts: {len(hosts)} ({where}), each with the labelled GPU double, not a GPU")
+        yield hosts
+    finally:
+        for host in hosts.values():
+            host.stop()
+
+
+def register(hosts: dict[str, TestHost], env: dict[str, str]) -> list[str]:
+    """Add each host as a node through `kernodeck-provisioning-admin` (a host known already is left as it is)."""
+
+    def add(item) -> str:
+        model, host, port = item
+        done = subprocess.run(
+            [
+                str(BIN / "kernodeck-provisioning-admin"), "add-node", "--host", host.host, "--port", str(port),
+                "--host-key", host.host_key, "--model", model, "--gpus", str(host.gpus), "--note", "local test host",
+            ],
+            env={**os.environ, **env}, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        if done.returncode != 0 and "already_exists" not in done.stderr:
+            raise RuntimeError(f"registering the {model} test host failed: {done.stderr.strip()[-500:]}")
+        return model
+
+    nodes = [(model, host, port) for model, host in hosts.items() for port in host.ports]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(add, nodes))

@@ -1,0 +1,1 @@
+"""Provisioning service: GPU nodes, capacity held before payment, delivery over SSH, the rental term."""

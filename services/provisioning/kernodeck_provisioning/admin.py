@@ -1,0 +1,63 @@
+"""`kernodeck-provisioning-admin`: operators manage GPU nodes (the same RPCs as the admin routes).
+
+kernodeck-provisioning-admin add-node --host 10.0.0.5 --port 22 --host-key "ssh-ed25519 AAAA..." --model h100 --gpus 8
+kernodeck-provisioning-admin list-nodes
+kernodeck-provisioning-admin drain NODE_ID        # no new rentals; live ones run to their end
+kernodeck-provisioning-admin maintain NODE_ID     # out of service (live rentals are not cut)
+kernodeck-provisioning-admin enable NODE_ID       # back in service
+kernodeck-provisioning-admin retire NODE_ID       # refused while a rental is live: drain first
+"""
+
+import argparse
+import json
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from kernodeck_kit import green
+
+    green.patch()
+
+    from nameko.standalone.rpc import ClusterRpcProxy
+
+    from kernodeck_contracts.errors import ServiceError
+    from kernodeck_kit.rpc_errors import call_service
+    from kernodeck_kit.settings import ServiceSettings
+
+    parser = argparse.ArgumentParser(prog="kernodeck-provisioning-admin", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    add = commands.add_parser("add-node", help="register a GPU node (its SSH host key is pinned)")
+    add.add_argument("--host", required=True)
+    add.add_argument("--port", type=int, default=22)
+    add.add_argument("--host-key", required=True, help="the node's public host key, `type base64`")
+    add.add_argument("--model", required=True, help="a catalog model id, e.g. h100")
+    add.add_argument("--gpus", type=int, required=True)
+    add.add_argument("--note", default="")
+    commands.add_parser("list-nodes", help="every node with its state and GPUs in use")
+    for command, state in (("drain", "draining"), ("maintain", "maintenance"), ("enable", "available"), ("retire", "retired")):
+        sub = commands.add_parser(command, help=f"set a node {state}")
+        sub.add_argument("node_id")
+        sub.add_argument("--note", default="")
+        sub.set_defaults(state=state)
+    args = parser.parse_args(argv)
+
+    config = ServiceSettings(service_name="provisioning-admin").nameko_config()
+    with ClusterRpcProxy(config) as cluster:
+        provisioning = cluster.provisioning
+        try:
+            if args.command == "add-node":
+                result = call_service(provisioning.add_node, args.host, args.port, args.host_key, args.model, args.gpus, args.note, timeout=30)
+            elif args.command == "list-nodes":
+                result = call_service(provisioning.list_nodes, timeout=30)
+            else:
+                result = call_service(provisioning.set_node_state, args.node_id, args.state, args.note, timeout=30)
+        except ServiceError as refused:
+            detail = "; ".join(f"{e['field']}: {e['message']}" for e in refused.errors) or refused.detail
+            print(f"refused ({refused.code}): {detail}", file=sys.stderr)
+            return 1
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""Settings (PROVISIONING_*), validated at start, and the keys under which they reach the nameko config."""
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import SettingsConfigDict
+
+from kernodeck_kit.settings import ServiceSettings
+
+SWEEP_KEY = "PROVISIONING_SWEEP_INTERVAL_S"
+CAPACITY_SYNC_KEY = "PROVISIONING_CAPACITY_SYNC_S"
+
+
+class ProvisioningSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="PROVISIONING_", extra="ignore")
+
+    service_name: str = "provisioning"
+    metrics_port: int = 9105
+    # "development" is for make run and the tests only: it alone may accept the GPU double.
+    environment: Literal["production", "development"] = "production"
+    # Fernet key (32 url-safe base64 bytes) that seals access secrets at rest; required.
+    secret_key: str = ""
+    # The private key provisioning logs into nodes with, as `ssh_user` (root: it creates the rentals' users).
+    ssh_key_path: str = ""
+    ssh_user: str = "root"
+    ssh_connect_timeout_s: float = Field(10.0, gt=0)
+    ssh_command_timeout_s: float = Field(900.0, gt=0)
+    # Nodes whose readiness check reports the test GPU double are refused unless this is true.
+    accept_gpu_double: bool = False
+    # Holds, end warnings and ends are looked at this often; delivery leases last this long.
+    sweep_interval_s: float = Field(5.0, gt=0)
+    delivery_lease_s: float = Field(1800.0, gt=0)
+    # The catalog's models are copied and every model's capacity announced this often.
+    capacity_sync_s: float = Field(60.0, gt=0)
+
+    @model_validator(mode="after")
+    def _safe(self):
+        if self.accept_gpu_double and self.environment == "production":
+            raise ValueError("PROVISIONING_ACCEPT_GPU_DOUBLE is for development only: production delivers real GPUs")
+        if not self.secret_key:
+            raise ValueError("PROVISIONING_SECRET_KEY is required: it seals the access secrets")
+        if not self.ssh_key_path:
+            raise ValueError("PROVISIONING_SSH_KEY_PATH is required: the key provisioning logs into nodes with")
+        return self
+
+    def nameko_config(self) -> dict:
+        return {
+            **super().nameko_config(),
+            "PROVISIONING": self.model_dump(mode="json"),
+            SWEEP_KEY: self.sweep_interval_s,
+            CAPACITY_SYNC_KEY: self.capacity_sync_s,
+        }

@@ -1,0 +1,302 @@
+"""Provisioning's tables and the SQL unit of work over a kit transaction."""
+
+import json
+from datetime import datetime
+
+from sqlalchemy import Index, PrimaryKeyConstraint, delete, or_
+from sqlmodel import Column, Field, SQLModel, func, select
+
+from kernodeck_contracts.events import Event
+from kernodeck_kit.db import is_postgres
+from kernodeck_kit.outbox import Tx
+from kernodeck_kit.types import UtcDateTime
+from kernodeck_provisioning.domain import (
+    CLAIMING,
+    GpuModel,
+    Node,
+    NodeState,
+    OrderCopy,
+    Rental,
+    RentalStatus,
+)
+
+
+class ModelRow(SQLModel, table=True):
+    __tablename__ = "model_copies"
+
+    id: str = Field(primary_key=True, max_length=32)
+    backend: str = Field(max_length=8)
+    gpus_per_lot: int
+    published_lots: int | None = None
+
+
+class NodeRow(SQLModel, table=True):
+    __tablename__ = "nodes"
+    __table_args__ = (Index("ux_nodes_host_port", "host", "port", unique=True),)
+
+    id: str = Field(primary_key=True, max_length=32)
+    host: str = Field(max_length=253)
+    port: int
+    host_key: str
+    model_id: str = Field(max_length=32, index=True)
+    backend: str = Field(max_length=8)
+    gpu_count: int
+    state: str = Field(max_length=16)
+    note: str = ""
+    created_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+
+
+class RentalRow(SQLModel, table=True):
+    __tablename__ = "rentals"
+    __table_args__ = (
+        Index("ix_rentals_status_held_until", "status", "held_until"),
+        Index("ix_rentals_status_ends_at", "status", "ends_at"),
+        Index("ix_rentals_account_id", "account_id"),
+    )
+
+    order_id: str = Field(primary_key=True, max_length=64)
+    account_id: str = Field(max_length=64)
+    model_id: str = Field(max_length=32)
+    gpus: int
+    status: str = Field(max_length=16)
+    node_id: str | None = Field(default=None, max_length=32)
+    gpu_indices: str = "[]"
+    held_until: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    payments_in_flight: str = "[]"
+    tried_nodes: str = "[]"
+    delivery_lease_until: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    unix_user: str = Field(default="", max_length=32)
+    delivered_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    starts_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    ends_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    extra_days: int = 0
+    extensions: str = "[]"
+    warned_hours: str = "[]"
+    access_secret: str = ""
+    reason: str = ""
+
+
+class GpuClaimRow(SQLModel, table=True):
+    """One row per GPU a live rental holds: the primary key makes a GPU impossible to hand out twice."""
+
+    __tablename__ = "gpu_claims"
+    __table_args__ = (PrimaryKeyConstraint("node_id", "gpu_index"),)
+
+    node_id: str = Field(max_length=32)
+    gpu_index: int
+    order_id: str = Field(max_length=64, index=True)
+
+
+class OrderCopyRow(SQLModel, table=True):
+    __tablename__ = "order_copies"
+
+    order_id: str = Field(primary_key=True, max_length=64)
+    account_id: str = Field(max_length=64)
+    model_id: str = Field(max_length=32)
+    duration_days: int
+    lots: int
+    total_gpus: int
+    preparation: str = Field(max_length=32)
+    ssh_public_key: str | None = None
+    preparation_note: str | None = None
+    cancelled: bool = False
+
+
+class AccountKeyRow(SQLModel, table=True):
+    __tablename__ = "account_ssh_keys"
+
+    account_id: str = Field(primary_key=True, max_length=64)
+    public_key: str
+    updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+
+
+_LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions", "warned_hours")
+
+
+class SqlUnitOfWork:
+    """The unit of work on one kit transaction (its events leave through the outbox)."""
+
+    def __init__(self, tx: Tx):
+        self.tx = tx
+        self.session = tx.session
+
+    def emit(self, event: Event) -> None:
+        self.tx.emit(event)
+
+    def get_model(self, model_id, lock=False):
+        query = select(ModelRow).where(ModelRow.id == model_id)
+        if lock and is_postgres(self.session.get_bind()):
+            query = query.with_for_update()
+        row = self.session.exec(query).first()
+        return None if row is None else GpuModel(row.id, row.backend, row.gpus_per_lot, row.published_lots)
+
+    def save_model(self, model):
+        row = self.session.get(ModelRow, model.id) or ModelRow(id=model.id, backend="", gpus_per_lot=1)
+        row.backend, row.gpus_per_lot, row.published_lots = model.backend, model.gpus_per_lot, model.published_lots
+        self.session.add(row)
+        self.session.flush()
+
+    def list_models(self):
+        return [GpuModel(r.id, r.backend, r.gpus_per_lot, r.published_lots) for r in self.session.exec(select(ModelRow))]
+
+    def nodes_of_model(self, model_id):
+        rows = self.session.exec(select(NodeRow).where(NodeRow.model_id == model_id).order_by(NodeRow.created_at))
+        return [_node(row) for row in rows]
+
+    def get_node(self, node_id):
+        row = self.session.get(NodeRow, node_id)
+        return None if row is None else _node(row)
+
+    def node_at(self, host, port):
+        row = self.session.exec(select(NodeRow).where(NodeRow.host == host, NodeRow.port == port)).first()
+        return None if row is None else _node(row)
+
+    def list_nodes(self):
+        return [_node(row) for row in self.session.exec(select(NodeRow).order_by(NodeRow.created_at, NodeRow.id))]
+
+    def save_node(self, node):
+        row = self.session.get(NodeRow, node.id) or NodeRow(id=node.id, created_at=node.created_at)
+        for name in ("host", "port", "host_key", "model_id", "backend", "gpu_count", "note"):
+            setattr(row, name, getattr(node, name))
+        row.state = node.state.value
+        self.session.add(row)
+        self.session.flush()
+
+    def claimed_on(self, node_ids):
+        claimed = {node_id: set() for node_id in node_ids}
+        if node_ids:
+            rows = self.session.exec(select(GpuClaimRow).where(GpuClaimRow.node_id.in_(node_ids)))
+            for row in rows:
+                claimed[row.node_id].add(row.gpu_index)
+        return claimed
+
+    def live_rentals_on(self, node_id):
+        return self.session.exec(
+            select(func.count()).where(RentalRow.node_id == node_id, RentalRow.status.in_([s.value for s in CLAIMING]))
+        ).one()
+
+    def get_rental(self, order_id):
+        self.session.expire_all()  # read what the row holds now: the caller may just have taken the model's lock
+        row = self.session.get(RentalRow, order_id)
+        return None if row is None else _rental(row)
+
+    def save_rental(self, rental):
+        row = self.session.get(RentalRow, rental.order_id) or RentalRow(
+            order_id=rental.order_id, account_id=rental.account_id, model_id=rental.model_id, gpus=rental.gpus, status=""
+        )
+        for name in (
+            "gpus",
+            "node_id",
+            "held_until",
+            "delivery_lease_until",
+            "unix_user",
+            "delivered_at",
+            "starts_at",
+            "ends_at",
+            "extra_days",
+            "access_secret",
+            "reason",
+        ):
+            setattr(row, name, getattr(rental, name))
+        row.status = rental.status.value
+        for name in _LIST_FIELDS:
+            setattr(row, name, json.dumps(sorted(getattr(rental, name)) if name == "payments_in_flight" else list(getattr(rental, name))))
+        self.session.add(row)
+        self.session.execute(delete(GpuClaimRow).where(GpuClaimRow.order_id == rental.order_id))
+        self.session.add_all(GpuClaimRow(node_id=rental.node_id, gpu_index=i, order_id=rental.order_id) for i in rental.claims)
+        self.session.flush()
+
+    def lapsed_holds(self, model_id, now, limit):
+        query = select(RentalRow).where(
+            RentalRow.status == RentalStatus.HELD.value,
+            RentalRow.held_until <= now,
+            RentalRow.payments_in_flight == "[]",
+        )
+        if model_id is not None:
+            query = query.where(RentalRow.model_id == model_id)
+        return [_rental(row) for row in self.session.exec(query.order_by(RentalRow.held_until).limit(limit))]
+
+    def deliveries_due(self, now, limit):
+        query = select(RentalRow.order_id).where(
+            RentalRow.status == RentalStatus.DELIVERING.value,
+            or_(RentalRow.delivery_lease_until.is_(None), RentalRow.delivery_lease_until <= now),
+        )
+        return list(self.session.exec(query.limit(limit)).all())
+
+    def ready_ending_before(self, before, limit):
+        query = (
+            select(RentalRow)
+            .where(RentalRow.status == RentalStatus.READY.value, RentalRow.ends_at <= before)
+            .order_by(RentalRow.ends_at)
+            .limit(limit)
+        )
+        return [_rental(row) for row in self.session.exec(query)]
+
+    def rentals_of(self, account_id, order_ids):
+        if not order_ids:
+            return []
+        query = select(RentalRow).where(RentalRow.account_id == account_id, RentalRow.order_id.in_(order_ids))
+        return [_rental(row) for row in self.session.exec(query)]
+
+    def get_order(self, order_id):
+        row = self.session.get(OrderCopyRow, order_id)
+        return None if row is None else OrderCopy(**row.model_dump())
+
+    def save_order(self, order):
+        row = self.session.get(OrderCopyRow, order.order_id)
+        if row is None:
+            self.session.add(OrderCopyRow(**order.__dict__))
+        else:
+            row.cancelled = order.cancelled
+            self.session.add(row)
+        self.session.flush()
+
+    def account_key(self, account_id):
+        row = self.session.get(AccountKeyRow, account_id)
+        return None if row is None else row.public_key
+
+    def set_account_key(self, account_id, key, now):
+        row = self.session.get(AccountKeyRow, account_id) or AccountKeyRow(account_id=account_id, public_key="", updated_at=now)
+        row.public_key, row.updated_at = key, now
+        self.session.add(row)
+
+
+def _node(row: NodeRow) -> Node:
+    return Node(
+        id=row.id,
+        host=row.host,
+        port=row.port,
+        host_key=row.host_key,
+        model_id=row.model_id,
+        backend=row.backend,
+        gpu_count=row.gpu_count,
+        state=NodeState(row.state),
+        created_at=row.created_at,
+        note=row.note,
+    )
+
+
+def _rental(row: RentalRow) -> Rental:
+    lists = {name: json.loads(getattr(row, name)) for name in _LIST_FIELDS}
+    return Rental(
+        order_id=row.order_id,
+        account_id=row.account_id,
+        model_id=row.model_id,
+        gpus=row.gpus,
+        status=RentalStatus(row.status),
+        node_id=row.node_id,
+        gpu_indices=tuple(lists["gpu_indices"]),
+        held_until=row.held_until,
+        payments_in_flight=frozenset(lists["payments_in_flight"]),
+        tried_nodes=tuple(lists["tried_nodes"]),
+        delivery_lease_until=row.delivery_lease_until,
+        unix_user=row.unix_user,
+        delivered_at=row.delivered_at,
+        starts_at=row.starts_at,
+        ends_at=row.ends_at,
+        extra_days=row.extra_days,
+        extensions=tuple(lists["extensions"]),
+        warned_hours=tuple(lists["warned_hours"]),
+        access_secret=row.access_secret,
+        reason=row.reason,
+    )

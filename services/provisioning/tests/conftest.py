@@ -1,0 +1,160 @@
+"""The provisioning service as a real container on the broker and PostgreSQL, with real SSH test hosts."""
+
+import subprocess
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import eventlet
+import pytest
+from nameko.rpc import rpc
+from nameko.standalone.events import event_dispatcher
+from nameko.standalone.rpc import ServiceRpcProxy
+from nameko.testing.services import replace_dependencies
+
+from infra.testhosts.hosts import TestHost, admin_key, can_run_hosts, netns_allowed
+from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
+from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_provisioning.config import ProvisioningSettings
+from kernodeck_provisioning.crypto import new_key
+from kernodeck_provisioning.service import ProvisioningService
+
+MODELS = [{"id": "h100", "backend": "cuda", "gpus_per_lot": 1}, {"id": "mi300x", "backend": "rocm", "gpus_per_lot": 1}]
+
+
+class CatalogDouble:
+    """The catalog's list_catalog answer, as provisioning reads it (backend and GPUs per lot)."""
+
+    name = "catalog"
+
+    @rpc
+    def list_catalog(self):
+        return {"models": MODELS}
+
+
+class OrdersDouble:
+    """orders' get_order answer (the fields provisioning reads), for orders whose OrderCreated never came."""
+
+    name = "orders"
+    known: dict[str, dict] = {}
+
+    @rpc
+    def get_order(self, account_id, order_id):
+        return OrdersDouble.known[order_id]
+
+
+class MovableClock:
+    def __init__(self):
+        self.offset = timedelta()
+
+    def __call__(self):
+        return datetime.now(UTC) + self.offset
+
+
+@pytest.fixture(scope="session")
+def database_url(pg_database):
+    return pg_database("kernodeck_provisioning")
+
+
+@pytest.fixture(scope="session")
+def keys(tmp_path_factory):
+    return admin_key(tmp_path_factory.mktemp("provisioning-keys"))
+
+
+@pytest.fixture
+def config(rabbit_config, database_url, keys):
+    truncate_all(database_url)
+    settings = ProvisioningSettings(
+        environment="development",
+        accept_gpu_double=True,
+        secret_key=new_key(),
+        ssh_key_path=str(keys[0]),
+        ssh_connect_timeout_s=3,
+        sweep_interval_s=0.2,
+        capacity_sync_s=3600,
+    )
+    return {**service_config(rabbit_config, database_url), **settings.nameko_config()}
+
+
+@pytest.fixture
+def clock():
+    return MovableClock()
+
+
+@pytest.fixture
+def orders_double():
+    OrdersDouble.known = {}
+    return OrdersDouble
+
+
+@pytest.fixture
+def provisioning(container_factory, config, clock, orders_double):
+    container_factory(CatalogDouble, config).start()
+    container_factory(OrdersDouble, config).start()
+    container = container_factory(ProvisioningService, config)
+    replace_dependencies(container, clock=clock)
+    container.start()
+    with ServiceRpcProxy("provisioning", config) as proxy:
+        yield proxy
+
+
+@pytest.fixture
+def test_hosts(tmp_path, keys):
+    """`test_hosts(gpus=.., backend=.., mode=..)` starts one more SSH test host; all stop after the test."""
+    if reason := can_run_hosts():
+        pytest.skip(reason)
+    use_netns = netns_allowed()
+    started = []
+
+    def start(gpus=4, backend="cuda", mode="ok") -> TestHost:
+        host = TestHost(uuid.uuid4().hex[:6], tmp_path / f"host{len(started)}", gpus, backend, mode, use_netns)
+        host.prepare(keys[1])
+        started.append(host)
+        host.start()
+        return host
+
+    yield start
+    for host in started:
+        host.stop()
+
+
+@pytest.fixture
+def orders_events(config):
+    """`paid(order_id, model, lots, preparation, key)`: what orders says when an order is created and paid."""
+    dispatch = event_dispatcher(config)
+
+    def created(order_id, model="h100", gpus=1, preparation="pytorch", key=None, days=3) -> OrderCreated:
+        event = OrderCreated(
+            order_id=order_id,
+            account_id="acct",
+            model_id=model,
+            duration_days=days,
+            lots=gpus,
+            total_gpus=gpus,
+            preparation=preparation,
+            total_usd_cents=1000,
+            ssh_public_key=key,
+        )
+        dispatch(event.source, event.type, event.to_message())
+        return event
+
+    def paid(order_id):
+        event = OrderStatusChanged(order_id=order_id, account_id="acct", status="paid", previous_status="awaiting_payment")
+        dispatch(event.source, event.type, event.to_message())
+
+    return created, paid
+
+
+def wait_until(predicate, what: str, seconds: float = 30.0):
+    with eventlet.Timeout(seconds, TimeoutError(f"waited {seconds} s for {what}")):
+        while True:
+            value = predicate()
+            if value:
+                return value
+            eventlet.sleep(0.05)
+
+
+def customer_key(folder: Path) -> tuple[Path, str]:
+    private = folder / f"customer_{uuid.uuid4().hex[:6]}"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(private)], check=True)
+    return private, Path(f"{private}.pub").read_text().strip()

@@ -1,0 +1,45 @@
+"""The SQL unit of work on PostgreSQL: no GPU is held twice, however many holds race for it."""
+
+from datetime import UTC, datetime, timedelta
+
+import eventlet
+from sqlalchemy import func, select
+
+from kernodeck_contracts.errors import ServiceError
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import Store
+from kernodeck_kit.testing import truncate_all
+from kernodeck_provisioning import usecases
+from kernodeck_provisioning.domain import GpuModel
+from kernodeck_provisioning.store import GpuClaimRow, SqlUnitOfWork
+from services.provisioning.tests.keys import HOST_KEY
+
+NOW = datetime.now(UTC)
+
+
+def test_200_racing_holds_for_10_gpus_give_exactly_10(database_url):
+    truncate_all(database_url)
+    engine = make_engine(database_url, pool_size=8)  # 200 greenthreads race for 16 connections
+    store = Store(engine, "provisioning", relay=None)
+    model = GpuModel("h100", "cuda", 1)
+    for index in range(2):
+        with store.transaction() as tx:
+            usecases.add_node(SqlUnitOfWork(tx), f"10.0.0.{index}", 22, HOST_KEY, model, "h100", 5, "", NOW)
+
+    def hold(order_index: int) -> bool:
+        try:
+            with store.transaction() as tx:
+                usecases.hold(SqlUnitOfWork(tx), f"o{order_index}", "a", "h100", 1, NOW + timedelta(minutes=30), NOW)
+            return True
+        except ServiceError as refused:
+            assert refused.code == "out_of_capacity"
+            return False
+
+    pool = eventlet.GreenPool(200)
+    outcomes = list(pool.imap(hold, range(200)))
+    assert outcomes.count(True) == 10
+    with store.read() as session:
+        assert session.execute(select(func.count()).select_from(GpuClaimRow)).scalar() == 10
+        with store.transaction() as tx:
+            assert usecases.loads_of(SqlUnitOfWork(tx), "h100")[0].free == []
+    engine.dispose()
