@@ -9,6 +9,7 @@ from nameko.standalone.rpc import ServiceRpcProxy
 from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.service import CatalogService
 from kernodeck_catalog.store import seed
+from kernodeck_kit.doubles import ProvisioningDouble
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
@@ -45,6 +46,7 @@ def configs(rabbit_config, databases, settings) -> dict:
         "catalog": service_config(rabbit_config, databases["catalog"]),
         "orders": service_config(rabbit_config, databases["orders"]),
         "payments": service_config(rabbit_config, databases["payments"], settings),
+        "provisioning": {**rabbit_config, "serializer": "json"},
     }
     check_ledger(databases["payments"])
 
@@ -56,7 +58,9 @@ def catalog_and_orders(container_factory, configs) -> dict:
 
 @pytest.fixture
 def running(container_factory, configs, catalog_and_orders) -> dict:
-    return {**catalog_and_orders, **start(container_factory, {"payments": PaymentsService}, configs)}
+    # Provisioning's holds are a double here: its real flows are in tests/e2e.
+    services = {"payments": PaymentsService, "provisioning": ProvisioningDouble.reset()}
+    return {**catalog_and_orders, **start(container_factory, services, configs)}
 
 
 @pytest.fixture

@@ -1,6 +1,8 @@
 """The payments service's nameko entrypoints: thin, over intake, settlement, ledger and store."""
 
 import logging
+from contextlib import contextmanager
+from datetime import timedelta
 from uuid import uuid4
 
 from nameko.rpc import RpcProxy, rpc
@@ -11,6 +13,7 @@ from kernodeck_contracts.events import (
     PaymentRefused,
     PaymentReported,
     PaymentSettled,
+    ProvisioningFailed,
     TransferConfirmations,
     TransferConfirmed,
     TransferReverted,
@@ -32,12 +35,18 @@ from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import open_intent
 from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.ledger.store import available_cents, debit_customer_for_order, list_entries
+from kernodeck_payments.ledger.store import available_cents, debit_customer_for_order, list_entries, paid_for_order
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.settlement import credit_balance, reconcile_intent, record_transfer
 from kernodeck_payments.store.addresses import solana_pool_left
-from kernodeck_payments.store.intents import due_for_reconciliation, get_intent, pending_topup_cents, transfers_of
+from kernodeck_payments.store.intents import (
+    due_for_reconciliation,
+    get_intent,
+    order_intent_ids,
+    pending_topup_cents,
+    transfers_of,
+)
 from kernodeck_payments.store.tables import Topup, WatcherReport
 from kernodeck_payments.views import payment_view, topup_view
 
@@ -46,6 +55,8 @@ log = logging.getLogger(__name__)
 SWEEP_BATCH = 200
 WATCHED_PAGE = 5000  # addresses per answer: a million of them would not fit one AMQP message
 AWAITING_PAYMENT = "awaiting_payment"
+# Long enough for orders to turn the debit into `paid`, which makes the hold an allocation.
+BALANCE_HOLD = timedelta(minutes=10)
 
 
 class PaymentsService:
@@ -56,6 +67,7 @@ class PaymentsService:
     settings = Settings(PaymentsSettings)
     rate_sources = RateSources()
     orders = RpcProxy("orders")
+    provisioning = RpcProxy("provisioning")
 
     @rpc
     def health(self) -> dict:
@@ -78,7 +90,29 @@ class PaymentsService:
     def create_order_payment(self, account_id, order_id, asset, network) -> dict:
         method = find_method(asset, network)
         order = self._payable_order(account_id, order_id)
-        return self._open(method, Purpose.ORDER, account_id, order_id, order["summary"]["total_usd_cents"])
+        # No instructions for GPUs that are not there: they are held until the intent's deadline first.
+        with self._holding(order, utcnow() + self.settings.intent_ttl):
+            return self._open(method, Purpose.ORDER, account_id, order_id, order["summary"]["total_usd_cents"])
+
+    @contextmanager
+    def _holding(self, order: dict, until):
+        """Hold the order's GPUs until `until` (OUT_OF_CAPACITY when they are not there), then run the body;
+        a hold this call took is given back if the body is refused, so both happen or neither does."""
+        summary = order["summary"]
+        held = call_service(
+            self.provisioning.hold_capacity,
+            order["id"],
+            order["account_id"],
+            summary["model"],
+            summary["total_gpus"],
+            until.isoformat(),
+        )
+        try:
+            yield
+        except ServiceError:
+            if held["new"]:
+                call_service(self.provisioning.release_hold, order["id"])
+            raise
 
     @rpc(expected_exceptions=ServiceError)
     def create_topup(self, account_id, amount_usd_cents, asset, network) -> dict:
@@ -159,7 +193,7 @@ class PaymentsService:
         order = self._payable_order(account_id, order_id)
         total = order["summary"]["total_usd_cents"]
         payment_id = f"balance-{order_id}"
-        with self.db.transaction() as tx:
+        with self._holding(order, utcnow() + BALANCE_HOLD), self.db.transaction() as tx:
             key = f"balance-payment:{order_id}"
             if not debit_customer_for_order(tx.session, account_id, total, order_id, key, utcnow()):
                 raise ServiceError(ErrorCode.INVALID_STATE, "this order was already paid from the balance")
@@ -248,6 +282,20 @@ class PaymentsService:
             if tx is not None:
                 credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, f"refused:{event.payment_id}")
                 credit_balance(tx, event.account_id, credit, event.payment_id, utcnow())
+
+    @consumer(ProvisioningFailed.source, ProvisioningFailed.type)
+    def on_provisioning_failed(self, payload):
+        """Nothing could be delivered for a paid order: what was paid for it goes back to the balance."""
+        event = ProvisioningFailed.from_message(payload)
+        with self.db.consume("provisioning.provisioning_failed", event) as tx:
+            if tx is None:
+                return
+            payment_ids = [*order_intent_ids(tx.session, event.order_id), f"balance-{event.order_id}"]
+            cents = paid_for_order(tx.session, event.order_id, payment_ids)
+            if cents:
+                credit = Credit(cents, Reason.REFUSED_PAYMENT, f"provisioning-failed:{event.order_id}")
+                credit_balance(tx, event.account_id, credit, ref=event.order_id, now=utcnow())
+                log.info("failed order refunded to the balance", extra={"order_id": event.order_id})
 
     # --- timers ----------------------------------------------------------
 

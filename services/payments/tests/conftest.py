@@ -13,6 +13,7 @@ from sqlmodel import Session
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_kit.db import make_engine
+from kernodeck_kit.doubles import ProvisioningDouble
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.ledger.store import assert_invariant
@@ -90,6 +91,7 @@ def configs(rabbit_config, databases, settings):
     truncate_all(databases["payments"])
     yield {
         "orders": {**rabbit_config, "serializer": "json"},
+        "provisioning": {**rabbit_config, "serializer": "json"},
         "payments": service_config(rabbit_config, databases["payments"], settings),
     }
     check_ledger(databases["payments"])
@@ -104,9 +106,16 @@ def start(container_factory, services: dict, configs: dict) -> dict:
 
 
 @pytest.fixture
-def running(container_factory, configs):
+def provisioning_double():
+    """provisioning's hold RPCs (GPUs held per order); a test sets `free_gpus` to run short."""
+    return ProvisioningDouble.reset()
+
+
+@pytest.fixture
+def running(container_factory, configs, provisioning_double):
     OrdersDouble.orders = {}
-    return start(container_factory, {"orders": OrdersDouble, "payments": PaymentsService}, configs)
+    doubles = {"orders": OrdersDouble, "provisioning": provisioning_double}
+    return start(container_factory, {**doubles, "payments": PaymentsService}, configs)
 
 
 @pytest.fixture

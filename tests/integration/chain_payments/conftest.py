@@ -15,6 +15,7 @@ from nameko.standalone.rpc import ServiceRpcProxy
 from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.service import CatalogService
 from kernodeck_catalog.store import seed
+from kernodeck_kit.doubles import ProvisioningDouble
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
@@ -53,7 +54,7 @@ def seed_payments():
 
 @pytest.fixture
 def stack(container_factory, rabbit_config, databases, write_rates, payments_settings, seed_payments):
-    """catalog, orders and payments, started; their configs by name."""
+    """catalog, orders and payments (and a double of provisioning's holds), started; their configs by name."""
     for url in databases.values():
         truncate_all(url)
     seed(databases["catalog"], load_catalog_file(DEFAULT_CATALOG))
@@ -66,6 +67,7 @@ def stack(container_factory, rabbit_config, databases, write_rates, payments_set
     }
     for name, cls in (("catalog", CatalogService), ("orders", OrdersService), ("payments", PaymentsService)):
         container_factory(cls, configs[name]).start()
+    container_factory(ProvisioningDouble.reset(), {**rabbit_config, "serializer": "json"}).start()
     return configs
 
 

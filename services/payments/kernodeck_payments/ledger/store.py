@@ -110,6 +110,22 @@ def record_order_payment(
     return _append(session, domain.crypto_order_payment(amount_cents, order_id, idempotency_key, at))
 
 
+def paid_for_order(session: Session, order_id: str, payment_ids: list[str]) -> int:
+    """What the order's payments put into sales, less what was given back already (refused payments among
+    `payment_ids`, and earlier refunds of the order itself)."""
+    into = session.exec(
+        select(func.coalesce(func.sum(LedgerEntryRow.amount_cents), 0)).where(
+            LedgerEntryRow.credit_account == domain.SALES_ORDERS, LedgerEntryRow.ref == order_id
+        )
+    ).one()
+    back = session.exec(
+        select(func.coalesce(func.sum(LedgerEntryRow.amount_cents), 0)).where(
+            LedgerEntryRow.debit_account == domain.SALES_ORDERS, LedgerEntryRow.ref.in_([order_id, *payment_ids])
+        )
+    ).one()
+    return int(into - back)  # PostgreSQL sums BIGINT as NUMERIC
+
+
 def available_cents(session: Session, customer_id: str) -> int:
     # A column query, not session.get: the identity map would not see this session's own UPDATEs.
     balance = session.exec(select(BalanceRow.available_cents).where(BalanceRow.customer_id == customer_id)).first()

@@ -40,6 +40,11 @@ def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> 
     )
 
 
+def order_intent_ids(session: Session, order_id: str) -> list[str]:
+    query = select(PaymentIntent.id).where(PaymentIntent.purpose == Purpose.ORDER, PaymentIntent.reference_id == order_id)
+    return list(session.execute(query).scalars())
+
+
 def transfers_of(session: Session, intent_id: str) -> list[ChainTransferRow]:
     return list(
         session.execute(
