@@ -6,6 +6,7 @@ from enum import StrEnum
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import OrderSummary, Quote
+from kernodeck_contracts.ssh_keys import InvalidSshKey, canonical_ssh_key
 
 
 class OrderStatus(StrEnum):
@@ -29,10 +30,17 @@ MOVES: dict[OrderStatus, frozenset[OrderStatus]] = {
     _S.FAILED: frozenset(),
 }
 
+# Provisioning moves a paid order along this path (FAILED may interrupt it anywhere).
+DELIVERY_PATH = (_S.PAID, _S.PROVISIONING, _S.READY, _S.ENDED)
+PREPARATION_NOTE_MAX = 2000
+CUSTOM = "custom"
+
 CREATED = "created"
 CUSTOMER_REQUEST = "customer_request"
 PAYMENT_REPORTED = "payment_reported"
 UNPAID_TIMEOUT = "unpaid_timeout"
+RENTAL_ENDING = "rental_ending"
+RENTAL_EXTENDED = "rental_extended"
 
 
 def summary_of(quote: Quote) -> OrderSummary:
@@ -48,6 +56,15 @@ class TimelineEntry:
 
 
 @dataclass
+class RentalDates:
+    """The term as provisioning reports it: it starts at delivery, never at the order or "J'ai payé"."""
+
+    delivered_at: datetime
+    starts_at: datetime
+    ends_at: datetime
+
+
+@dataclass
 class Order:
     id: str
     account_id: str
@@ -57,9 +74,19 @@ class Order:
     updated_at: datetime
     timeline: list[TimelineEntry] = field(default_factory=list)
     version: int = 0
+    ssh_public_key: str | None = None
+    preparation_note: str | None = None
+    rental: RentalDates | None = None
 
 
-def new_order(order_id: str, account_id: str, summary: OrderSummary, at: datetime) -> Order:
+def new_order(
+    order_id: str,
+    account_id: str,
+    summary: OrderSummary,
+    at: datetime,
+    ssh_public_key: str | None = None,
+    preparation_note: str | None = None,
+) -> Order:
     return Order(
         id=order_id,
         account_id=account_id,
@@ -68,7 +95,40 @@ def new_order(order_id: str, account_id: str, summary: OrderSummary, at: datetim
         created_at=at,
         updated_at=at,
         timeline=[TimelineEntry(at=at, kind=CREATED)],
+        ssh_public_key=ssh_public_key,
+        preparation_note=preparation_note,
     )
+
+
+def check_delivery_wishes(preparation: str, ssh_public_key, preparation_note) -> tuple[str | None, str | None]:
+    """The key (canonical) and the custom preparation's description, checked; raises per field."""
+    errors = []
+    if ssh_public_key is not None:
+        try:
+            ssh_public_key = canonical_ssh_key(ssh_public_key)
+        except InvalidSshKey as error:
+            errors.append({"field": "ssh_public_key", "message": str(error)})
+    if preparation_note is not None:
+        if preparation != CUSTOM:
+            errors.append({"field": "preparation_note", "message": "a description goes only with the custom preparation"})
+        elif not isinstance(preparation_note, str) or not preparation_note.strip():
+            errors.append({"field": "preparation_note", "message": "describe the environment you want"})
+        elif len(preparation_note) > PREPARATION_NOTE_MAX:
+            errors.append({"field": "preparation_note", "message": f"at most {PREPARATION_NOTE_MAX} characters"})
+    if errors:
+        raise ServiceError(ErrorCode.VALIDATION_ERROR, "the delivery wishes are not valid", errors)
+    return ssh_public_key, preparation_note
+
+
+def follow_delivery(order: Order, target: OrderStatus, at: datetime, reason: str) -> list[TimelineEntry]:
+    """Move along provisioning's path up to `target`, whatever order its events arrive in; an event behind
+    the order's status, or for an order already over, changes nothing."""
+    if order.status not in DELIVERY_PATH[:-1]:
+        return []
+    if target == OrderStatus.FAILED:
+        return [transition(order, target, at, reason)]
+    here, there = DELIVERY_PATH.index(order.status), DELIVERY_PATH.index(target)
+    return [transition(order, step, at, reason) for step in DELIVERY_PATH[here + 1 : there + 1]]
 
 
 def transition(order: Order, new_status: OrderStatus, at: datetime, reason: str) -> TimelineEntry:

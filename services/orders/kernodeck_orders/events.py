@@ -15,6 +15,8 @@ def order_created(order: Order) -> OrderCreated:
         total_gpus=summary.total_gpus,
         preparation=summary.preparation,
         total_usd_cents=summary.total_usd_cents,
+        ssh_public_key=order.ssh_public_key,
+        preparation_note=order.preparation_note,
         occurred_at=order.created_at,
     )
 

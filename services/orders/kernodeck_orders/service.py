@@ -7,23 +7,38 @@ from uuid import uuid4
 from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_contracts.events import PaymentRefused, PaymentReported, PaymentSettled
+from kernodeck_contracts.events import (
+    PaymentRefused,
+    PaymentReported,
+    PaymentSettled,
+    ProvisioningFailed,
+    ProvisioningStarted,
+    RentalEnded,
+    RentalEnding,
+    RentalExtended,
+    RentalReady,
+)
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
-from kernodeck_kit.types import utcnow
+from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_orders import store
 from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.domain import (
     PAYMENT_REPORTED,
+    RENTAL_ENDING,
+    RENTAL_EXTENDED,
     UNPAID_TIMEOUT,
     Order,
     OrderStatus,
+    RentalDates,
     TimelineEntry,
     cancel_by_customer,
+    check_delivery_wishes,
+    follow_delivery,
     is_due_for_cancellation,
     new_order,
     note,
@@ -51,13 +66,16 @@ class OrdersService:
         return {"service": self.name}
 
     @rpc(expected_exceptions=ServiceError)
-    def create_order(self, account_id, model, duration_days, lots, preparation) -> dict:
+    def create_order(
+        self, account_id, model, duration_days, lots, preparation, ssh_public_key=None, preparation_note=None
+    ) -> dict:
+        key, description = check_delivery_wishes(preparation, ssh_public_key, preparation_note)
         quote = self._quote(model, duration_days, lots, preparation)
         if not quote.available:
             raise ServiceError(
                 ErrorCode.OUT_OF_CAPACITY, f"{quote.model_name} has fewer than {lots} lots free right now"
             )
-        order = new_order(uuid4().hex, account_id, summary_of(quote), utcnow())
+        order = new_order(uuid4().hex, account_id, summary_of(quote), utcnow(), key, description)
         with self.db.transaction() as tx:
             store.add_order(tx.session, order)
             tx.emit(order_created(order))
@@ -131,8 +149,74 @@ class OrdersService:
                 entry = note(order, utcnow(), PAYMENT_REPORTED, f"the customer reports paying with {event.network}")
                 store.add_note(tx.session, order, entry)
 
+    # --- provisioning reports the delivery ------------------------------------------
+
+    @consumer(ProvisioningStarted.source, ProvisioningStarted.type)
+    def on_provisioning_started(self, payload) -> None:
+        event = ProvisioningStarted.from_message(payload)
+        self._follow(event, OrderStatus.PROVISIONING, "the node is being prepared")
+
+    @consumer(RentalReady.source, RentalReady.type)
+    def on_rental_ready(self, payload) -> None:
+        event = RentalReady.from_message(payload)
+        dates = RentalDates(event.delivered_at, event.starts_at, event.ends_at)
+        self._follow(event, OrderStatus.READY, f"delivered; the term ends {rfc3339(event.ends_at)}", dates)
+
+    @consumer(ProvisioningFailed.source, ProvisioningFailed.type)
+    def on_provisioning_failed(self, payload) -> None:
+        event = ProvisioningFailed.from_message(payload)
+        self._follow(event, OrderStatus.FAILED, f"{event.reason}; the payment is refunded to the balance")
+
+    @consumer(RentalEnded.source, RentalEnded.type)
+    def on_rental_ended(self, payload) -> None:
+        event = RentalEnded.from_message(payload)
+        self._follow(event, OrderStatus.ENDED, "the node was reclaimed and wiped")
+
+    @consumer(RentalEnding.source, RentalEnding.type)
+    def on_rental_ending(self, payload) -> None:
+        event = RentalEnding.from_message(payload)
+        detail = f"the rental ends in {event.hours_left} h ({rfc3339(event.ends_at)}): export your results now"
+        self._note(event, RENTAL_ENDING, detail)
+
+    @consumer(RentalExtended.source, RentalExtended.type)
+    def on_rental_extended(self, payload) -> None:
+        event = RentalExtended.from_message(payload)
+        with self.db.consume("provisioning.rental_extended", event) as tx:
+            order = store.get_order(tx.session, event.order_id) if tx is not None else None
+            if order is None or order.rental is None:
+                return
+            order.rental.ends_at = event.ends_at
+            store.save_rental(tx.session, order)
+            entry = note(order, utcnow(), RENTAL_EXTENDED, f"the term now ends {rfc3339(event.ends_at)}")
+            store.add_note(tx.session, order, entry)
+
+    def _follow(self, event, target: OrderStatus, reason: str, dates: RentalDates | None = None) -> None:
+        with self.db.consume(f"provisioning.{event.type}", event) as tx:
+            order = store.get_order(tx.session, event.order_id) if tx is not None else None
+            if order is None:
+                return
+            if order.status == OrderStatus.AWAITING_PAYMENT:
+                raise OrderNotPaidYet(event.order_id)  # orders' own `paid` is still being applied: retried
+            previous = order.status
+            for entry in follow_delivery(order, target, utcnow(), reason):
+                _record(tx, order, previous, entry)
+                previous = order.status
+            if dates is not None and order.rental is None:
+                order.rental = dates
+                store.save_rental(tx.session, order)
+
+    def _note(self, event, kind: str, detail: str) -> None:
+        with self.db.consume(f"provisioning.{event.type}", event) as tx:
+            order = store.get_order(tx.session, event.order_id) if tx is not None else None
+            if order is not None:
+                store.add_note(tx.session, order, note(order, utcnow(), kind, detail))
+
     def _quote(self, model, duration_days, lots, preparation) -> Quote:
         return Quote.model_validate(call_service(self.catalog.quote, model, duration_days, lots, preparation))
+
+
+class OrderNotPaidYet(Exception):
+    """A delivery event came before the order's own `paid`: the event is retried after a pause."""
 
 
 def _owned(order: Order | None, account_id: str) -> Order:

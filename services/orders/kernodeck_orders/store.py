@@ -7,7 +7,7 @@ from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_kit.types import UtcDateTime
-from kernodeck_orders.domain import Order, OrderStatus, TimelineEntry
+from kernodeck_orders.domain import Order, OrderStatus, RentalDates, TimelineEntry
 
 
 class OrderRow(SQLModel, table=True):
@@ -34,6 +34,11 @@ class OrderRow(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
     # Bumped by every status change, which applies only to the version it read.
     version: int = 0
+    ssh_public_key: str | None = None
+    preparation_note: str | None = None
+    delivered_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    starts_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    ends_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
 
 
 class TimelineRow(SQLModel, table=True):
@@ -59,6 +64,8 @@ def add_order(session: Session, order: Order) -> None:
             created_at=order.created_at,
             updated_at=order.updated_at,
             version=order.version,
+            ssh_public_key=order.ssh_public_key,
+            preparation_note=order.preparation_note,
             **order.summary.model_dump(),
         )
     )
@@ -93,6 +100,16 @@ def save_transition(session: Session, order: Order, entry: TimelineEntry) -> Non
         raise StaleOrder(order.id)
     order.version += 1
     session.add(_timeline_row(order.id, entry))
+
+
+def save_rental(session: Session, order: Order) -> None:
+    """Record the rental's dates as provisioning reported them."""
+    rental = order.rental
+    session.execute(
+        update(OrderRow)
+        .where(OrderRow.id == order.id)
+        .values(delivered_at=rental.delivered_at, starts_at=rental.starts_at, ends_at=rental.ends_at)
+    )
 
 
 def add_note(session: Session, order: Order, entry: TimelineEntry) -> None:
@@ -132,4 +149,7 @@ def _order(row: OrderRow, timeline: list[TimelineEntry]) -> Order:
         updated_at=row.updated_at,
         timeline=timeline,
         version=row.version,
+        ssh_public_key=row.ssh_public_key,
+        preparation_note=row.preparation_note,
+        rental=None if row.delivered_at is None else RentalDates(row.delivered_at, row.starts_at, row.ends_at),
     )

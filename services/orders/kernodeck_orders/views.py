@@ -1,5 +1,7 @@
 """Orders as the RPC answers them: JSON-friendly, times in RFC 3339 UTC, money in integer cents."""
 
+from dataclasses import asdict
+
 from kernodeck_kit.types import rfc3339
 from kernodeck_orders.domain import Order
 
@@ -13,7 +15,9 @@ def order_view(order: Order) -> dict:
         "created_at": rfc3339(order.created_at),
         "updated_at": rfc3339(order.updated_at),
         "timeline": [{"at": rfc3339(e.at), "kind": e.kind, "detail": e.detail} for e in order.timeline],
-        # Provisioning fills these once it reports on the order.
-        "rental": None,
+        "ssh_public_key": order.ssh_public_key,  # not a secret; the gateway leaves it out of the order it shows
+        "preparation_note": order.preparation_note,
+        # From provisioning's events; the access itself is provisioning's, fetched by the gateway for the owner.
+        "rental": None if order.rental is None else {k: rfc3339(v) for k, v in asdict(order.rental).items()},
         "access": None,
     }
