@@ -35,6 +35,7 @@ def load_catalog_file(path: Path) -> Catalog:
             gpus_per_lot=int(entry["gpus_per_lot"]),
             lot_prices_cents={int(days): parse_usd(price) for days, price in entry["lot_prices_usd"].items()},
             available_lots=int(entry.get("initial_available_lots", 0)),
+            unsupported_preparations=tuple(entry.get("unsupported_preparations", ())),
         )
         if model.id in models:
             raise ValueError(f"model {model.id} appears twice in {path}")

@@ -21,6 +21,8 @@ class GpuModel:
     gpus_per_lot: int
     lot_prices_cents: dict[int, int]  # duration in days -> USD cents per lot
     available_lots: int
+    # Preparations that cannot run on this model (Blender renders on AMD's RDNA cards, not on Instinct).
+    unsupported_preparations: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.backend not in BACKENDS:
@@ -57,6 +59,8 @@ class Catalog:
             errors.append({"field": "lots", "message": f"lots must be from {MIN_LOTS} to {MAX_LOTS}"})
         if preparation not in self.preparations:
             errors.append({"field": "preparation", "message": f"unknown preparation {preparation!r}"})
+        elif gpu is not None and preparation in gpu.unsupported_preparations:
+            errors.append({"field": "preparation", "message": f"the {preparation} preparation does not run on {gpu.name}"})
         if errors:
             raise ServiceError(ErrorCode.VALIDATION_ERROR, "the order configuration is not valid", errors)
 

@@ -25,6 +25,7 @@ class GpuModelRow(SQLModel, table=True):
     available_lots: int
     capacity_as_of: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
     listed: bool = True
+    unsupported_preparations: str = ""  # comma-separated preparation ids
 
 
 class PreparationRow(SQLModel, table=True):
@@ -51,6 +52,7 @@ def apply_catalog_file(session: Session, catalog: Catalog) -> None:
         row.name, row.vendor, row.backend = model.name, model.vendor, model.backend
         row.memory_gb_per_gpu, row.gpus_per_lot = model.memory_gb_per_gpu, model.gpus_per_lot
         row.price_3_cents, row.price_7_cents, row.price_30_cents = (model.lot_prices_cents[d] for d in DURATIONS_DAYS)
+        row.unsupported_preparations = ",".join(model.unsupported_preparations)
         row.listed = True
         session.add(row)
     for row in known.values():
@@ -81,6 +83,7 @@ def load_catalog(session: Session) -> Catalog:
                 gpus_per_lot=row.gpus_per_lot,
                 lot_prices_cents={3: row.price_3_cents, 7: row.price_7_cents, 30: row.price_30_cents},
                 available_lots=row.available_lots,
+                unsupported_preparations=tuple(p for p in row.unsupported_preparations.split(",") if p),
             )
             for row in models
         },

@@ -94,3 +94,10 @@ def test_a_broken_model_definition_is_refused(change):
     )
     with pytest.raises(ValueError):
         GpuModel(**{**base, **change})
+
+
+def test_a_preparation_the_model_does_not_support_is_refused(catalog_file):
+    with pytest.raises(ServiceError) as caught:
+        catalog_file.quote("mi300x", 3, 1, "blender")
+    assert fields(caught.value) == {"preparation"}
+    assert catalog_file.quote("h100", 3, 1, "blender").preparation == "blender"
