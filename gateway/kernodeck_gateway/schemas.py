@@ -18,6 +18,30 @@ class OrderConfiguration(Body):
     preparation: StrictStr
 
 
+class NewOrder(OrderConfiguration):
+    # Checked by orders (an OpenSSH public key; a bounded description, only with `custom`).
+    ssh_public_key: StrictStr | None = None
+    preparation_note: StrictStr | None = None
+
+
+class SshKey(Body):
+    ssh_public_key: StrictStr
+
+
+class NewNode(Body):
+    host: StrictStr
+    port: StrictInt = 22
+    host_key: StrictStr
+    model: StrictStr
+    gpu_count: StrictInt
+    note: StrictStr = ""
+
+
+class NodeStateChange(Body):
+    state: Literal["available", "draining", "maintenance", "retired"]
+    note: StrictStr = ""
+
+
 class NewAccount(Body):
     first_name: StrictStr
     last_name: StrictStr
@@ -87,7 +111,7 @@ def present_model(model: dict) -> dict:
     }
 
 
-def present_order(order: dict, payments: list[dict]) -> dict:
+def present_order(order: dict, payments: list[dict], access: dict | None = None) -> dict:
     return {
         "id": order["id"],
         "status": order["status"],
@@ -96,8 +120,9 @@ def present_order(order: dict, payments: list[dict]) -> dict:
         "updated_at": order["updated_at"],
         "timeline": order["timeline"],
         "payments": [present_payment(p) for p in payments],
+        "preparation_note": order.get("preparation_note"),
         "rental": order.get("rental"),
-        "access": order.get("access"),
+        "access": access,
     }
 
 

@@ -1,11 +1,18 @@
-"""Operator routes: the payments review queue and the payment methods switch."""
+"""Operator routes: the payments review queue, the payment methods switch, the GPU nodes."""
 
 from typing import Literal
 
 from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentOperator, Rpc
-from kernodeck_gateway.schemas import MethodSwitch, ReviewResolution, present_method, present_review
+from kernodeck_gateway.schemas import (
+    MethodSwitch,
+    NewNode,
+    NodeStateChange,
+    ReviewResolution,
+    present_method,
+    present_review,
+)
 
 router = APIRouter(prefix="/api/v1/admin", tags=["operations"])
 
@@ -29,3 +36,22 @@ async def resolve_review(review_id: str, body: ReviewResolution, operator: Curre
 async def switch_method(asset: str, network: str, body: MethodSwitch, operator: CurrentOperator, rpc: Rpc) -> dict:
     method = await rpc.call("payments", "set_method_enabled", operator.account_id, asset, network, body.enabled)
     return present_method(method)
+
+
+@router.get("/nodes")
+async def list_nodes(operator: CurrentOperator, rpc: Rpc) -> list[dict]:
+    return await rpc.call("provisioning", "list_nodes")
+
+
+@router.post("/nodes", status_code=201)
+async def add_node(body: NewNode, operator: CurrentOperator, rpc: Rpc) -> dict:
+    """Register a node; its SSH host key is pinned (a node at the same host and port twice: 409 already_exists)."""
+    return await rpc.call(
+        "provisioning", "add_node", body.host, body.port, body.host_key, body.model, body.gpu_count, body.note
+    )
+
+
+@router.put("/nodes/{node_id}/state")
+async def set_node_state(node_id: str, body: NodeStateChange, operator: CurrentOperator, rpc: Rpc) -> dict:
+    """Drain, maintain, bring back or retire a node; a node with live rentals is drained, never retired."""
+    return await rpc.call("provisioning", "set_node_state", node_id, body.state, body.note)

@@ -7,7 +7,7 @@ from kernodeck_gateway.auth import Rpc
 from kernodeck_gateway.problems import Problem
 
 router = APIRouter(tags=["operations"])
-SERVICES = ("catalog", "accounts", "orders", "payments")
+SERVICES = ("catalog", "accounts", "orders", "payments", "provisioning")
 
 
 @router.get("/healthz")

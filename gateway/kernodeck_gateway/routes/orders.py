@@ -4,7 +4,7 @@ from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
 from kernodeck_gateway.rpc import RpcClient
-from kernodeck_gateway.schemas import OrderConfiguration, PaymentMethodChoice, present_order, present_payment
+from kernodeck_gateway.schemas import NewOrder, PaymentMethodChoice, present_order, present_payment
 
 router = APIRouter(prefix="/api/v1/orders", tags=["orders"])
 
@@ -17,13 +17,30 @@ PAID_POLL_TIMEOUT_S = 2.0
 # "awaiting_payment" without the transfer already seen would invite the
 # customer to pay a second time.
 async def with_payments(rpc: RpcClient, account_id: str, order: dict) -> dict:
-    return present_order(order, await rpc.call("payments", "list_order_payments", account_id, order["id"]))
+    payments, access = await asyncio.gather(
+        rpc.call("payments", "list_order_payments", account_id, order["id"]), access_of(rpc, account_id, [order])
+    )
+    return present_order(order, payments, access.get(order["id"]))
+
+
+async def access_of(rpc: RpcClient, account_id: str, orders: list[dict]) -> dict[str, dict]:
+    """The access of the caller's own ready orders, from provisioning (which shows it only while the rental is live)."""
+    ready = [order["id"] for order in orders if order["status"] == "ready"]
+    return await rpc.call("provisioning", "get_access", account_id, ready) if ready else {}
 
 
 @router.post("", status_code=201)
-async def create_order(body: OrderConfiguration, caller: CurrentCaller, rpc: Rpc) -> dict:
+async def create_order(body: NewOrder, caller: CurrentCaller, rpc: Rpc) -> dict:
     order = await rpc.call(
-        "orders", "create_order", caller.account_id, body.model, body.duration_days, body.lots, body.preparation
+        "orders",
+        "create_order",
+        caller.account_id,
+        body.model,
+        body.duration_days,
+        body.lots,
+        body.preparation,
+        body.ssh_public_key,
+        body.preparation_note,
     )
     return present_order(order, payments=[])  # nothing can have paid an order created just now
 
@@ -33,8 +50,11 @@ async def list_orders(caller: CurrentCaller, rpc: Rpc) -> list[dict]:
     orders = await rpc.call("orders", "list_orders", caller.account_id)
     if not orders:
         return []
-    payments = await rpc.call("payments", "list_payments_for_orders", caller.account_id, [o["id"] for o in orders])
-    return [present_order(order, payments[order["id"]]) for order in orders]
+    payments, access = await asyncio.gather(
+        rpc.call("payments", "list_payments_for_orders", caller.account_id, [o["id"] for o in orders]),
+        access_of(rpc, caller.account_id, orders),
+    )
+    return [present_order(order, payments[order["id"]], access.get(order["id"])) for order in orders]
 
 
 @router.get("/{order_id}")
@@ -43,14 +63,14 @@ async def get_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
         rpc.call("orders", "get_order", caller.account_id, order_id),
         rpc.call("payments", "list_order_payments", caller.account_id, order_id),
     )
-    return present_order(order, payments)
+    return present_order(order, payments, (await access_of(rpc, caller.account_id, [order])).get(order_id))
 
 
 @router.post("/{order_id}/cancel")
 async def cancel_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
     # Payments first: if it is down, the 503 comes before anything is cancelled.
     payments = await rpc.call("payments", "list_order_payments", caller.account_id, order_id)
-    return present_order(await rpc.call("orders", "cancel_order", caller.account_id, order_id), payments)
+    return present_order(await rpc.call("orders", "cancel_order", caller.account_id, order_id), payments)  # no access
 
 
 @router.post("/{order_id}/payments", status_code=201)
