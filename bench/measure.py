@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable
 
 import httpx
 
+from infra.testhosts.local import TEST_ACCOUNT_KEY
+
 
 async def measure(call: Callable[[int], Awaitable], concurrency: int, total: int, warmup: int = 100) -> dict:
     """`call(i)` `total` times, `concurrency` at a time, after `warmup` unmeasured calls.
@@ -52,4 +54,7 @@ async def bearer_for_new_customer(url: str) -> dict:
             "/api/v1/accounts", json={"first_name": "B", "last_name": "M", "email": email, "password": password}
         )
         token = (await client.post("/api/v1/sessions", json={"email": email, "password": password})).json()["token"]
-    return {"Authorization": f"Bearer {token}"}
+        auth = {"Authorization": f"Bearer {token}"}
+        # The key installed on the nodes of the orders it pays, so that they are delivered.
+        await client.put("/api/v1/me/ssh-key", json={"ssh_public_key": TEST_ACCOUNT_KEY}, headers=auth)
+    return auth

@@ -11,6 +11,11 @@ from sqlalchemy import create_engine, text
 
 from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
 from infra.local.stack import Stack
+from infra.testhosts.local import LOCAL_GPUS, local_hosts, provisioning_env, register
+
+# GPUs of the test stacks' hosts: enough for the holds that every payment test takes (rtx4090), and B200
+# kept small enough that a test can ask for more lots than there are.
+STACK_GPUS = {**LOCAL_GPUS, "h100": 64, "rtx4090": 64, "h200": 10}  # h200: the concurrency test's 10 GPUs
 
 PG_ADMIN_URL = os.environ.get("KERNODECK_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 RABBIT_API = os.environ.get("KERNODECK_TEST_RABBIT_API", "http://127.0.0.1:15672/api")
@@ -52,20 +57,37 @@ def stack_env(amqp_uri: str, databases: dict[str, str]) -> dict[str, str]:
 
 
 @contextmanager
-def running_stack(log_dir: Path, prefix: str, env: dict | None = None, watchers: tuple[str, ...] = (), **options):
-    """A started Stack on a fresh vhost and fresh databases (one per service and per watcher)."""
+def running_stack(
+    log_dir: Path,
+    prefix: str,
+    env: dict | None = None,
+    watchers: tuple[str, ...] = (),
+    gpus: dict[str, int] | None = None,
+    extra_ports: dict[str, int] | None = None,
+    **options,
+):
+    """A started Stack on a fresh vhost and fresh databases (one per service and per watcher), with a GPU
+    test host per model (`gpus`: GPUs per model) registered as its nodes."""
     rates_file = log_dir / "rates.json"
     fresh_rates = keep_dev_rates_fresh(rates_file)
     databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
-    with temporary_vhost(prefix) as amqp_uri, temporary_databases(databases_of, prefix) as databases:
+    with (
+        temporary_vhost(prefix) as amqp_uri,
+        temporary_databases(databases_of, prefix) as databases,
+        local_hosts(log_dir / "testhosts", gpus or STACK_GPUS, log=lambda line: None, extra_ports=extra_ports) as hosts,
+    ):
         stack_settings = {
             **stack_env(amqp_uri, databases),
             **dev_payments_env(rates_file),
+            **provisioning_env(log_dir / "testhosts"),
+            "PROVISIONING_SWEEP_INTERVAL_S": "0.5",
             "GATEWAY_RPC_TIMEOUT_S": "3",
         }
         stack = Stack(env={**stack_settings, **(env or {})}, log_dir=log_dir, watchers=watchers, **options)
         try:
             stack.start()
+            register(hosts, stack.env)
+            stack.hosts = hosts
             yield stack
         finally:
             fresh_rates.set()

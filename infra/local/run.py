@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -28,8 +29,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
 from infra.local.devnet import Devnet, configured_watchers
 from infra.local.stack import ROOT, Stack
+from infra.testhosts.local import local_hosts, provisioning_env, register
 
 DEVNET_ENV = ROOT / "var" / "devnet.env"
+TESTHOSTS = ROOT / "var" / "testhosts"
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -51,6 +54,11 @@ class RunSettings(BaseSettings):
 def local_settings(devnet_env: dict[str, str], environ: dict[str, str]) -> dict[str, str]:
     """The local chains' settings, less those you set yourself (a value of your own wins; an empty one does not)."""
     return {key: value for key, value in devnet_env.items() if not environ.get(key)}
+
+
+def wants_test_hosts(environ: dict[str, str]) -> bool:
+    """Local GPU test hosts unless provisioning is configured for real nodes (a key to log into them)."""
+    return not environ.get("PROVISIONING_SSH_KEY_PATH")
 
 
 def answers(host: str, port: int) -> bool:
@@ -125,12 +133,22 @@ def main() -> None:
         sys.exit(f"port {gateway_port} is taken: is `make run` running already? (GATEWAY_PORT sets another)")
     devnet, env, watchers = None, {}, configured_watchers(os.environ)
     stack = None
+    cleanup = ExitStack()
     try:
         if RunSettings().local_chains:
             devnet, env = start_devnet()
             watchers = devnet.up
+        hosts = {}
+        if wants_test_hosts(os.environ):
+            subprocess.run([str(ROOT / "infra" / "testhosts" / "install.sh")], check=False)
+            log = lambda line: print(line, flush=True)  # noqa: E731
+            hosts = cleanup.enter_context(local_hosts(TESTHOSTS, log=log, fixed_addresses=True))
+            env = {**env, **provisioning_env(TESTHOSTS)}
         stack = Stack(env=env, watchers=watchers, gateway_port=gateway_port)
         stack.start(timeout=90)
+        if hosts:
+            register(hosts, stack.env)
+            print(f"provisioning: the local GPU test hosts are its nodes ({', '.join(hosts)})", flush=True)
         ready_in = time.monotonic() - started
         print(
             f"\nKernodeck is running: {stack.url}  (API docs: {stack.url}/api/v1/docs), ready in {ready_in:.1f} s."
@@ -148,6 +166,7 @@ def main() -> None:
     finally:
         if stack is not None:
             stack.stop()
+        cleanup.close()
         if devnet is not None:
             devnet.stop()
             DEVNET_ENV.unlink(missing_ok=True)

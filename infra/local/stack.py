@@ -78,12 +78,13 @@ class Stack:
     """The services, the chain watchers of `watchers` (networks) and the gateway, configured by one environment."""
 
     env: dict[str, str]
-    services: tuple[str, ...] = ("catalog", "accounts", "orders", "payments")
+    services: tuple[str, ...] = ("catalog", "accounts", "orders", "payments", "provisioning")
     log_dir: Path | None = None
     gateway_port: int = field(default_factory=free_port)
     processes: dict[str, Process] = field(default_factory=dict)
     watchers: tuple[str, ...] = ()
     process_env: dict[str, dict[str, str]] = field(default_factory=dict)  # a process's own settings, by name
+    hosts: dict = field(default_factory=dict)  # the GPU test hosts registered as nodes, by model
 
     @property
     def url(self) -> str:

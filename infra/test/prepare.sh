@@ -29,3 +29,6 @@ fi
 
 # Chain nodes for the payment tests (litecoind, Bitcoin Knots, anvil, solc).
 "$(dirname "$0")/../devnet/install.sh"
+
+# sshd and iproute2 for the GPU test hosts (provisioning's delivery tests, the end-to-end stacks).
+"$(dirname "$0")/../testhosts/install.sh"

@@ -15,6 +15,7 @@ import pytest
 
 from infra.local.devnet import DEV_CONFIRMATIONS, Devnet
 from infra.local.isolation import running_stack
+from infra.testhosts.local import TEST_ACCOUNT_KEY
 
 CHAIN_NETWORKS = ("bitcoin", "litecoin", "ethereum")
 (CHAIN_CONFIRMATIONS,) = {DEV_CONFIRMATIONS[network] for network in CHAIN_NETWORKS}  # one number on the three
@@ -60,8 +61,9 @@ def client(stack):
         yield http
 
 
+
 def new_customer(client: httpx.Client, password: str = "correct horse battery staple") -> dict:
-    """Register and log in a fresh customer; returns the account and a bearer header."""
+    """Register and log in a fresh customer with an SSH key on the account; the account and a bearer header."""
     email = f"c{uuid.uuid4().hex[:10]}@example.org"
     registered = client.post(
         "/api/v1/accounts", json={"first_name": "Lan", "last_name": "Nguyen", "email": email, "password": password}
@@ -69,6 +71,9 @@ def new_customer(client: httpx.Client, password: str = "correct horse battery st
     assert registered.status_code == 201, registered.text
     session = client.post("/api/v1/sessions", json={"email": email, "password": password})
     assert session.status_code == 201, session.text
+    headers = {"Authorization": f"Bearer {session.json()['token']}"}
+    keyed = client.put("/api/v1/me/ssh-key", json={"ssh_public_key": TEST_ACCOUNT_KEY}, headers=headers)
+    assert keyed.status_code == 200, keyed.text
     return {
         "account": registered.json(),
         "email": email,

@@ -59,11 +59,12 @@ def order_with_instructions(client, asset: str, network: str) -> tuple[dict, dic
 
 
 def wait_paid(client, customer, order, payment, txid: str) -> dict:
-    """Poll the order until it is paid, then check the payment settled by the one transfer `txid`."""
+    """Poll the order until it is paid (provisioning may have moved it on already), then check the payment
+    settled by the one transfer `txid`."""
     headers = customer["headers"]
     shown = poll(
         lambda: client.get(f"/api/v1/orders/{order['id']}", headers=headers).json(),
-        lambda o: o["status"] == "paid",
+        lambda o: o["status"] in ("paid", "provisioning", "ready"),
         PAID_WITHIN_S,
         f"order {order['id']} paid",
     )

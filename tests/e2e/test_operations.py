@@ -9,7 +9,7 @@ def test_liveness_and_readiness(client):
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert set(ready.json()["services"]) == {"catalog", "accounts", "orders", "payments"}
+    assert set(ready.json()["services"]) == {"catalog", "accounts", "orders", "payments", "provisioning"}
 
 
 def test_openapi_is_served_with_the_contract_paths(client):
@@ -21,6 +21,8 @@ def test_openapi_is_served_with_the_contract_paths(client):
         "/api/v1/sessions",
         "/api/v1/me",
         "/api/v1/orders",
+        "/api/v1/me/ssh-key",
+        "/api/v1/admin/nodes",
     ):
         assert path in paths
 
@@ -33,7 +35,7 @@ def test_gateway_metrics_count_requests_by_route(client):
 
 def test_each_service_exports_metrics(stack, client):
     client.get("/readyz")
-    for name in ("catalog", "accounts", "orders", "payments"):
+    for name in ("catalog", "accounts", "orders", "payments", "provisioning"):
         port = stack.processes[name].env[f"{name.upper()}_METRICS_PORT"]
         text = httpx.get(f"http://127.0.0.1:{port}/metrics").text
         counts = [line for line in text.splitlines() if line.startswith("kernodeck_entrypoint_seconds_count{")]

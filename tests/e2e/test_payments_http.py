@@ -362,7 +362,7 @@ def test_a_confirmed_topup_pays_an_order_from_the_balance(stack, client, custome
     paid = client.post(f"/api/v1/orders/{order['id']}/pay-with-balance", headers=headers)
     assert paid.status_code == 200, paid.text
     assert paid.json()["id"] == order["id"]
-    assert paid.json()["status"] == "paid"
+    assert paid.json()["status"] in ("paid", "provisioning", "ready")  # provisioning may have started already
     total = order["summary"]["total_usd"]
     remaining = Decimal("100.00") - Decimal(total)
     assert client.get("/api/v1/me/balance", headers=headers).json()["available_usd"] == f"{remaining:.2f}"
