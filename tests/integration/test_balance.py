@@ -4,10 +4,18 @@ The ledger invariant (every account sums to zero, balances match their
 entries) is checked after each test by the `configs` fixture.
 """
 
-from services.payments.tests.balance_helpers import ACC, SAT_PER_CENT, settle_topup
-
 from kernodeck_payments.ledger.store import assert_invariant
 from services.payments.tests.helpers import code_of, concurrently, confirm, refusal, timeline_kinds, wait_until
+
+ACC = "acc1"
+SAT_PER_CENT = 20  # satoshi per cent at 50,000 USD/BTC
+
+
+def settle_topup(payments, watcher, usd_cents: int, account: str = ACC) -> dict:
+    topup = payments.create_topup(account, usd_cents, "BTC", "bitcoin")
+    assert topup["payment"]["amount_base_units"] == usd_cents * SAT_PER_CENT
+    confirm(watcher, topup["payment"], usd_cents * SAT_PER_CENT)
+    return topup
 
 
 def wait_paid(orders, order_id, account=ACC) -> dict:

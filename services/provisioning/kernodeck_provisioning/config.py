@@ -1,4 +1,4 @@
-"""Settings (PROVISIONING_*), validated at start, and the keys under which they reach the nameko config."""
+"""Settings (PROVISIONING_*), validated at start."""
 
 from typing import Literal
 
@@ -6,9 +6,6 @@ from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from kernodeck_kit.settings import ServiceSettings
-
-SWEEP_KEY = "PROVISIONING_SWEEP_INTERVAL_S"
-CAPACITY_SYNC_KEY = "PROVISIONING_CAPACITY_SYNC_S"
 
 
 class ProvisioningSettings(ServiceSettings):
@@ -42,11 +39,3 @@ class ProvisioningSettings(ServiceSettings):
         if not self.ssh_key_path:
             raise ValueError("PROVISIONING_SSH_KEY_PATH is required: the key provisioning logs into nodes with")
         return self
-
-    def nameko_config(self) -> dict:
-        return {
-            **super().nameko_config(),
-            "PROVISIONING": self.model_dump(mode="json"),
-            SWEEP_KEY: self.sweep_interval_s,
-            CAPACITY_SYNC_KEY: self.capacity_sync_s,
-        }

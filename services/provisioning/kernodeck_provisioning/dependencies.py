@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from nameko.extensions import DependencyProvider
 
+from kernodeck_kit.nameko_deps import settings_of
 from kernodeck_kit.types import utcnow
 from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.crypto import SecretBox
@@ -19,7 +20,7 @@ class Tools:
 
 class ProvisioningTools(DependencyProvider):
     def setup(self):
-        settings = ProvisioningSettings.model_validate(self.container.config["PROVISIONING"])
+        settings = settings_of(self.container, ProvisioningSettings)
         self.tools = Tools(
             settings=settings,
             secrets=SecretBox(settings.secret_key),

@@ -15,7 +15,7 @@ from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
 from kernodeck_provisioning import metrics, usecases
-from kernodeck_provisioning.config import CAPACITY_SYNC_KEY, SWEEP_KEY
+from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.dependencies import Clock, ProvisioningTools
 from kernodeck_provisioning.domain import GpuModel, is_live
 from kernodeck_provisioning.hosts import NodeRefused
@@ -203,7 +203,7 @@ class ProvisioningService:
 
     # --- timers ------------------------------------------------------------------------------
 
-    @configured_timer(SWEEP_KEY)
+    @configured_timer(ProvisioningSettings, "sweep_interval_s")
     def sweep(self) -> None:
         """Lapsed holds, end warnings, ends of term, and deliveries a stopped worker left behind."""
         now = self.clock()
@@ -233,7 +233,7 @@ class ProvisioningService:
         with self.uow() as uow:
             usecases.ended(uow, order_id, now)
 
-    @configured_timer(CAPACITY_SYNC_KEY, eager=True)
+    @configured_timer(ProvisioningSettings, "capacity_sync_s", eager=True)
     def sync_capacity(self) -> None:
         """Copy the catalog's models and announce every model's capacity (0 for a model with no node)."""
         models = _first_answer(lambda: call_service(self.catalog.list_catalog)["models"], CATALOG_FIRST_SYNC_TRIES)

@@ -73,7 +73,7 @@ def config(rabbit_config, database_url, keys):
         sweep_interval_s=0.2,
         capacity_sync_s=3600,
     )
-    return {**service_config(rabbit_config, database_url), **settings.nameko_config()}
+    return service_config(rabbit_config, database_url, settings)
 
 
 @pytest.fixture
