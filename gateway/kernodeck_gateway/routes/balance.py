@@ -14,4 +14,3 @@ async def get_balance(caller: CurrentCaller, rpc: Rpc) -> dict:
 @router.get("/ledger")
 async def list_ledger(caller: CurrentCaller, rpc: Rpc) -> list[dict]:
     return [present_ledger_entry(e) for e in await rpc.call("payments", "list_ledger", caller.account_id)]
-
