@@ -165,9 +165,10 @@ class SqlUnitOfWork:
     def claimed_on(self, node_ids):
         claimed = {node_id: set() for node_id in node_ids}
         if node_ids:
-            rows = self.session.exec(select(GpuClaimRow).where(GpuClaimRow.node_id.in_(node_ids)))
-            for row in rows:
-                claimed[row.node_id].add(row.gpu_index)
+            # Plain rows, not ORM objects: this runs twice for every hold, over every claim of the model.
+            query = select(GpuClaimRow.node_id, GpuClaimRow.gpu_index).where(GpuClaimRow.node_id.in_(node_ids))
+            for node_id, gpu_index in self.session.execute(query):
+                claimed[node_id].add(gpu_index)
         return claimed
 
     def live_rentals_on(self, node_id):

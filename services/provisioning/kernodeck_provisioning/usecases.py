@@ -78,10 +78,13 @@ def loads_of(uow: UnitOfWork, model_id: str) -> list[NodeLoad]:
     return [NodeLoad(n, claimed[n.id]) for n in nodes]
 
 
-def announce_capacity(uow: UnitOfWork, model_id: str, force: bool = False) -> int:
-    """Tell the catalog the model's free lots when they changed (or always, with `force`)."""
+def announce_capacity(
+    uow: UnitOfWork, model_id: str, force: bool = False, loads: list[NodeLoad] | None = None
+) -> int:
+    """Tell the catalog the model's free lots when they changed (or always, with `force`); `loads`, when the
+    caller has them current, spare reading them again."""
     model = uow.get_model(model_id)
-    lots = available_lots(loads_of(uow, model_id), model.gpus_per_lot)
+    lots = available_lots(loads if loads is not None else loads_of(uow, model_id), model.gpus_per_lot)
     if force or lots != model.published_lots:
         uow.emit(CapacityChanged(model_id=model_id, available_lots=lots))
         uow.save_model(replace(model, published_lots=lots))
@@ -125,7 +128,8 @@ def hold(
     if order is not None and order.cancelled:
         raise ServiceError(ErrorCode.INVALID_STATE, "the order is cancelled")
     release_lapsed(uow, model_id, now)
-    placement = place(loads_of(uow, model_id), gpus)
+    loads = loads_of(uow, model_id)
+    placement = place(loads, gpus)
     if placement is None:
         raise ServiceError(
             ErrorCode.OUT_OF_CAPACITY, f"not enough {model_id} GPUs are free on one node for this order right now"
@@ -138,7 +142,8 @@ def hold(
     rental.node_id, rental.gpu_indices, rental.held_until = placement.node.id, placement.gpu_indices, until
     rental.payments_in_flight = frozenset()
     uow.save_rental(rental)
-    announce_capacity(uow, model_id)
+    next(load for load in loads if load.node.id == placement.node.id).claimed.update(placement.gpu_indices)
+    announce_capacity(uow, model_id, loads=loads)
     return hold_view(rental, new=True)
 
 
