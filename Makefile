@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources services/catalog services/accounts services/orders services/payments services/chain-watchers services/provisioning gateway
+PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources services/catalog services/accounts services/orders services/payments services/chain-watchers services/provisioning services/notify gateway
 STAMP := $(VENV)/.installed
 PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml)
 
@@ -23,16 +23,17 @@ run: install
 	$(BIN)/python infra/local/run.py
 
 # Services and the kit run under eventlet (the kit's pytest plugin patches
-# first); the gateway and end-to-end tests run under asyncio in their own process.
+# first); the gateway, notify (an asyncio process) and the end-to-end tests run
+# under asyncio in their own process.
 test: install
 	infra/test/prepare.sh
 	$(MAKE) --no-print-directory lint test-services test-http
 
 test-services:
-	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration
+	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration --ignore=services/notify
 
 test-http:
-	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests tests/e2e tests/test_env_example.py infra/devnet
+	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/devnet
 
 lint:
 	$(BIN)/ruff check .

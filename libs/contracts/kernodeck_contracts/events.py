@@ -4,6 +4,7 @@ Every event carries `event_id` (consumers deduplicate on it), `occurred_at`
 and a schema `version`. Amounts are integers (USD cents).
 """
 
+import hashlib
 from datetime import UTC, datetime
 from typing import ClassVar
 from uuid import uuid4
@@ -371,6 +372,11 @@ class TelegramLinkRequested(Event):
     token_hash: str
     expires_at: datetime
     language: str = "en"
+
+
+def telegram_token_hash(token: str) -> str:
+    """The `token_hash` of TelegramLinkRequested: the SHA-256, in hex, of the token the deep link carries."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class TelegramUnlinkRequested(Event):

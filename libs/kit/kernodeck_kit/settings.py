@@ -17,7 +17,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 SETTINGS_KEY = "SETTINGS"
 
 
-class ServiceSettings(BaseSettings):
+class BaseServiceSettings(BaseSettings):
+    """What every service process reads: the broker, its database, logs and metrics."""
+
     model_config = SettingsConfigDict(extra="ignore")
 
     service_name: str
@@ -30,10 +32,6 @@ class ServiceSettings(BaseSettings):
     database_url: str = ""
     metrics_port: int = 0
     metrics_host: str = "127.0.0.1"
-    max_workers: int = Field(10, ge=1, le=200)
-    outbox_relay_interval_s: float = Field(2.0, gt=0)
-    # Published events are kept this long (for inspection), then removed.
-    outbox_retention_days: float = Field(7, gt=0)
 
     @field_validator("amqp_uri")
     @classmethod
@@ -56,6 +54,15 @@ class ServiceSettings(BaseSettings):
             return self.database_url
         self.data_dir.mkdir(parents=True, exist_ok=True)
         return f"sqlite:///{(self.data_dir / f'{self.service_name}.db').resolve()}"
+
+
+class ServiceSettings(BaseServiceSettings):
+    """A nameko service: its worker pool and its outbox relay too."""
+
+    max_workers: int = Field(10, ge=1, le=200)
+    outbox_relay_interval_s: float = Field(2.0, gt=0)
+    # Published events are kept this long (for inspection), then removed.
+    outbox_retention_days: float = Field(7, gt=0)
 
     def nameko_config(self) -> dict:
         return {

@@ -1,0 +1,82 @@
+"""HTTP: the Bot API at /bot<token>/<method> (GET or POST: query string, form or JSON), and /double/* to play a user.
+
+python-telegram-bot posts form fields whose values are JSON when they are
+not plain strings (lists, objects, numbers), as Telegram accepts them.
+"""
+
+import json
+import time
+from urllib.parse import parse_qs, urlsplit
+
+from infra.devnet.served import JsonHandler
+
+from .bot_api import ApiError, BotApi
+
+JSON_FIELDS = {"allowed_updates", "commands", "reply_markup", "link_preview_options", "entities", "scope"}
+
+
+class Handler(JsonHandler):
+    def do_GET(self) -> None:
+        self._route()
+
+    def do_POST(self) -> None:
+        self._route()
+
+    def _route(self) -> None:
+        api: BotApi = self.server.app
+        url = urlsplit(self.path)
+        params = {**_form(url.query), **self._body()}
+        head, _, name = url.path.strip("/").partition("/")
+        if head == "double":
+            self._control(api, name, params)
+        elif head.startswith("bot") and head[3:] == api.token:
+            try:
+                result, hold_s = api.call(name.lower(), params)
+            except ApiError as error:
+                self.reply_json(error.status, error.body())
+                return
+            time.sleep(hold_s)
+            try:
+                self.reply_json(200, {"ok": True, "result": result})
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the bot gave up waiting (a stop, a timeout): the message stays accepted
+        elif head.startswith("bot"):
+            self.reply_json(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
+        else:
+            self.reply_json(404, {"ok": False, "error_code": 404, "description": "Not Found"})
+
+    def _body(self) -> dict:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length).decode() if length else ""
+        if not raw:
+            return {}
+        if self.headers.get("Content-Type", "").startswith("application/json"):
+            return json.loads(raw)
+        return _form(raw)
+
+    def _control(self, api: BotApi, name: str, params: dict) -> None:
+        """/double/say {chat_id, text, language_code?}; /double/messages?chat_id=; /double/block {chat_id};
+        /double/outage {down}; /double/rate_limit {count, retry_after}."""
+        if name == "say":
+            update_id = api.user_says(int(params["chat_id"]), params["text"], params.get("language_code", "en"))
+            self.reply_json(200, {"update_id": update_id})
+        elif name == "messages":
+            chat_id = int(params["chat_id"]) if "chat_id" in params else None
+            sent = [{"message_id": m.message_id, "chat_id": m.chat_id, "text": m.text} for m in api.messages(chat_id)]
+            self.reply_json(200, sent)
+        elif name == "block":
+            api.block(int(params["chat_id"]))
+            self.reply_json(200, {})
+        elif name == "outage":
+            api.set_down(params.get("down") in (True, "true", "1"))
+            self.reply_json(200, {})
+        elif name == "rate_limit":
+            api.rate_limit(int(params["count"]), int(params.get("retry_after", 1)))
+            self.reply_json(200, {})
+        else:
+            self.reply_json(404, {"error": f"no control endpoint {name}"})
+
+
+def _form(text: str) -> dict:
+    fields = {key: values[-1] for key, values in parse_qs(text, keep_blank_values=True).items()}
+    return {key: json.loads(value) if key in JSON_FIELDS else value for key, value in fields.items()}

@@ -1,0 +1,77 @@
+"""The services' events, from RabbitMQ with aio-pika, each acknowledged once its outcome is committed.
+
+nameko publishes an event on the durable topic exchange `<source>.events`
+with the event type as routing key and its JSON as body. Notify binds one
+durable queue of its own, `notify.events`, to every event it reads, and
+takes them one at a time, in the order they arrived. An event that cannot be
+read (a malformed body, a newer schema) is set aside in
+`notify.dead-letters` for an operator instead of blocking the queue.
+"""
+
+import json
+import logging
+from collections.abc import Callable
+
+import aio_pika
+from aio_pika.abc import AbstractIncomingMessage, AbstractQueue
+from aiormq.exceptions import AMQPError, ChannelInvalidStateError
+
+from kernodeck_contracts.events import ALL_EVENTS, Event, TelegramLinkRequested, TelegramUnlinkRequested
+from kernodeck_kit.outbox import Store
+from kernodeck_kit.types import utcnow
+from kernodeck_notify import metrics
+from kernodeck_notify.database import in_thread
+from kernodeck_notify.domain.notices import TOLD_EVENTS
+from kernodeck_notify.use_cases import apply_event
+
+QUEUE = "notify.events"
+DEAD_LETTERS = "notify.dead-letters"
+PREFETCH = 100
+READ_EVENTS: tuple[type[Event], ...] = (*TOLD_EVENTS, TelegramLinkRequested, TelegramUnlinkRequested)
+EVENT_TYPES = {(event.source, event.type): event for event in ALL_EVENTS}
+
+log = logging.getLogger(__name__)
+
+
+def decode(message: AbstractIncomingMessage) -> Event:
+    """The event a message carries; ValueError when it is not one notify reads."""
+    source = (message.exchange or "").removesuffix(".events")
+    event_type = EVENT_TYPES.get((source, message.routing_key or ""))
+    if event_type is None:
+        raise ValueError(f"no event {source}.{message.routing_key}")
+    return event_type.from_message(json.loads(message.body))
+
+
+async def bind(channel: aio_pika.abc.AbstractChannel) -> AbstractQueue:
+    """Declare notify's queues (idempotent) and bind them to the events it reads."""
+    dead = await channel.declare_exchange(DEAD_LETTERS, aio_pika.ExchangeType.FANOUT, durable=True)
+    await (await channel.declare_queue(DEAD_LETTERS, durable=True)).bind(dead)
+    queue = await channel.declare_queue(QUEUE, durable=True, arguments={"x-dead-letter-exchange": DEAD_LETTERS})
+    for event in READ_EVENTS:
+        exchange = await channel.declare_exchange(f"{event.source}.events", aio_pika.ExchangeType.TOPIC, durable=True)
+        await queue.bind(exchange, routing_key=event.type)
+    return queue
+
+
+async def consume(queue: AbstractQueue, db: Store, public_url: str, on_queued: Callable[[], None]) -> None:
+    """Apply the events until cancelled."""
+    async with queue.iterator() as messages:
+        async for message in messages:
+            try:
+                event = decode(message)
+            except ValueError as error:  # a malformed body, or one pydantic refuses
+                metrics.DEAD_LETTERED.inc()
+                log.error(
+                    "an event could not be read: set aside",
+                    extra={"exchange": message.exchange, "routing_key": message.routing_key, "error": str(error)[:300]},
+                )
+                await message.reject(requeue=False)
+                continue
+            queued = await in_thread(apply_event, db, event, public_url, utcnow())
+            if queued:
+                on_queued()
+            try:
+                await message.ack()
+            except (AMQPError, ChannelInvalidStateError, ConnectionError):
+                # The connection dropped: the broker delivers the event again, and it is recognised then.
+                log.warning("an event's acknowledgement was lost", extra={"event_id": event.event_id})

@@ -1,0 +1,144 @@
+"""Delivers the queued messages: each chat's in order, under Telegram's limits, until Telegram takes them.
+
+One message per chat is out at a time, and a chat's next message waits for
+its previous one to be accepted or given up, so a chat reads its messages in
+the order of their events however often they are retried. A message is
+marked as being sent before its request leaves and marked with its outcome
+after; whatever was out when the process stopped is sent again at start
+(counted as retried, reason `in_doubt`): the one case where a chat can see
+a message twice, since the Bot API has no idempotency key.
+"""
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from telegram import Bot
+
+from kernodeck_kit.outbox import Store
+from kernodeck_kit.types import utcnow
+from kernodeck_notify import metrics, store
+from kernodeck_notify.database import in_thread, in_transaction
+from kernodeck_notify.domain.pacing import Pacer
+from kernodeck_notify.telegram_api import Outcome, Result, send
+
+log = logging.getLogger(__name__)
+
+IDLE_S = 5.0  # how long the dispatcher sleeps with nothing due, unless woken by new messages
+STOP_GRACE_S = 10.0  # how long a stop waits for the requests that are out
+
+
+class Sender:
+    def __init__(self, db: Store, bot: Bot, pacer: Pacer, clock: Callable[[], float] = time.monotonic):
+        self.db = db
+        self.bot = bot
+        self.pacer = pacer
+        self.clock = clock
+        self.batch = 4 * pacer.max_per_second
+        self._wakeup = asyncio.Event()
+        self._out: dict[int, asyncio.Task] = {}  # chat id -> its message being sent
+
+    def wake(self) -> None:
+        """New messages are queued, or a send finished."""
+        self._wakeup.set()
+
+    async def run(self) -> None:
+        """Deliver until cancelled; then wait a little for the requests that are out."""
+        in_doubt = await in_thread(in_transaction, self.db, store.release_in_doubt)
+        if in_doubt:
+            metrics.RETRIED.labels("in_doubt").inc(in_doubt)
+            log.warning("sending again the messages that were out when the process stopped", extra={"count": in_doubt})
+        try:
+            while True:
+                self._wakeup.clear()
+                pause = await self._dispatch()
+                try:
+                    await asyncio.wait_for(self._wakeup.wait(), pause)
+                except TimeoutError:
+                    pass
+        finally:
+            if self._out:
+                await asyncio.wait(list(self._out.values()), timeout=STOP_GRACE_S)
+
+    async def _dispatch(self) -> float:
+        """Send what may go now; returns how long to sleep before looking again."""
+        pause = self.pacer.wait(self.clock())
+        if pause > 0:
+            return pause
+        heads, oldest = await in_thread(self._heads)
+        metrics.OLDEST_WAITING.set((utcnow() - oldest).total_seconds() if oldest else 0)
+        chosen, pause = [], IDLE_S
+        for row in heads:
+            now = self.clock()
+            if row.chat_id in self._out:
+                continue
+            overall = self.pacer.wait(now)
+            if overall > 0:
+                pause = min(pause, overall)
+                break
+            chat = self.pacer.chat_wait(row.chat_id, now)
+            if chat > 0:
+                pause = min(pause, chat)
+                continue
+            self.pacer.take(row.chat_id, now)
+            chosen.append(row)
+        if chosen:
+            await in_thread(in_transaction, self.db, store.claim, [row.id for row in chosen], utcnow())
+            for row in chosen:
+                self._out[row.chat_id] = asyncio.create_task(self._deliver(row))
+        return pause
+
+    def _heads(self):
+        with self.db.read() as session:
+            return store.due_heads(session, self.batch), store.oldest_waiting(session)
+
+    async def _deliver(self, row: store.DeliveryRow) -> None:
+        try:
+            outcome = await send(self.bot, row.chat_id, row.text)
+            await self._record(row, outcome)
+        finally:
+            del self._out[row.chat_id]
+            self.wake()
+
+    async def _record(self, row: store.DeliveryRow, outcome: Outcome) -> None:
+        now, fields = utcnow(), {"delivery_id": row.id, "chat_id": row.chat_id, "kind": row.kind}
+        match outcome.result:
+            case Result.SENT:
+                self.pacer.accepted(row.chat_id)
+                await in_thread(in_transaction, self.db, store.record_sent, row.id, outcome.message_id, now)
+                metrics.SENT.labels(row.kind).inc()
+                metrics.DELIVERY_SECONDS.observe((now - row.created_at).total_seconds())
+            case Result.RATE_LIMITED | Result.UNAVAILABLE:
+                if outcome.result is Result.RATE_LIMITED:
+                    self.pacer.rate_limited(outcome.retry_after_s, self.clock())
+                else:
+                    self.pacer.unavailable(row.chat_id, self.clock())
+                await in_thread(in_transaction, self.db, store.record_retry, row.id, outcome.error)
+                metrics.RETRIED.labels(outcome.result.value).inc()
+                log.warning("message not sent yet", extra={**fields, "result": outcome.result, "error": outcome.error})
+            case Result.BLOCKED:
+                given_up = await in_thread(in_transaction, self.db, record_blocked, row, outcome.error, now)
+                self.pacer.forget(row.chat_id)
+                metrics.FAILED.labels("blocked").inc(given_up)
+                log.warning("the chat blocked the bot: unlinked", extra={**fields, "given_up": given_up})
+            case Result.REFUSED:
+                await in_thread(in_transaction, self.db, store.record_failed, row.id, outcome.error, now)
+                metrics.FAILED.labels("refused").inc()
+                log.error("Telegram refused a message", extra={**fields, "error": outcome.error})
+            case Result.MIGRATED:
+                await in_thread(in_transaction, self.db, record_migrated, row, outcome.new_chat_id)
+                self.pacer.forget(row.chat_id)
+                log.info("the group moved to a new chat id", extra={**fields, "new_chat_id": outcome.new_chat_id})
+
+
+def record_blocked(session, row: store.DeliveryRow, error: str, now) -> int:
+    """The chat blocked the bot: unlink it and give up what waits for it; returns how many messages."""
+    store.unlink_chat(session, row.chat_id)
+    return store.fail_waiting(session, row.chat_id, f"blocked: {error}", now)
+
+
+def record_migrated(session, row: store.DeliveryRow, new_chat_id: int) -> None:
+    store.record_retry(session, row.id, "the group moved to a new chat id")
+    store.migrate_chat(session, row.chat_id, new_chat_id)
+
