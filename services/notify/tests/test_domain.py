@@ -1,0 +1,136 @@
+"""Pure rules: what is told, linking, commands, pacing under Telegram's limits."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from kernodeck_contracts.events import BalanceCredited, OrderStatusChanged
+from kernodeck_notify.domain.commands import Command, parse_command
+from kernodeck_notify.domain.links import PendingLink, StartOutcome, judge_start
+from kernodeck_notify.domain.notices import notice_for
+from kernodeck_notify.domain.pacing import Pacer
+from services.notify.tests.samples import ACCOUNT, ORDER, status_changed
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+# What is told
+
+
+@pytest.mark.parametrize("status", ["awaiting_payment", "paid", "provisioning", "ready", "ended", "failed"])
+def test_order_status_changes_that_other_events_tell_are_not_told_twice(status):
+    event = OrderStatusChanged(order_id=ORDER, account_id=ACCOUNT, status=status, previous_status="x")
+    assert notice_for(event) is None
+
+
+def test_a_transfer_found_already_in_a_block_reads_as_seen_and_later_confirmations_are_quiet():
+    assert notice_for(status_changed("confirming", "awaiting_transfer")).kind == "payment_seen"
+    assert notice_for(status_changed("confirming", "seen")) is None
+
+
+def test_a_settled_top_up_is_told_once_credited_not_twice():
+    assert notice_for(status_changed("settled", "confirming", purpose="topup")) is None
+    seen = notice_for(status_changed("seen", "awaiting_transfer", purpose="topup"))
+    assert (seen.phrases, seen.path) == ({"subject": "subject_topup"}, "/balance")
+
+
+def test_an_extension_payment_names_the_extension_and_links_its_order():
+    notice = notice_for(status_changed("settled", "confirming", purpose="extension", order_id=ORDER, extension_id="e1"))
+    assert (notice.phrases, notice.path) == ({"subject": "subject_extension"}, f"/orders/{ORDER}")
+
+
+@pytest.mark.parametrize(
+    ("reason", "phrase"),
+    [("overpayment", "credit_overpayment"), ("late_transfer", "credit_late_transfer"), ("gift", "credit_other")],
+)
+def test_a_credit_says_why(reason, phrase):
+    notice = notice_for(BalanceCredited(account_id=ACCOUNT, amount_usd_cents=1, reason=reason))
+    assert notice.phrases == {"reason": phrase} and notice.values["amount"] == "0.01 USD"
+
+
+# Linking
+
+
+def link(**changes) -> PendingLink:
+    return PendingLink(**{"token_hash": "h", "account_id": "acc", "language": "vi", "expires_at": NOW, **changes})
+
+
+def test_a_token_links_until_it_expires():
+    assert judge_start(link(), 1, None, NOW - timedelta(microseconds=1)) is StartOutcome.LINKED
+    assert judge_start(link(), 1, None, NOW) is StartOutcome.EXPIRED
+
+
+def test_a_used_token_is_refused_except_to_the_chat_it_linked_while_linked():
+    used = link(used_at=NOW, used_by_chat=1)
+    assert judge_start(used, 2, None, NOW) is StartOutcome.USED
+    assert judge_start(used, 1, "acc", NOW) is StartOutcome.ALREADY_LINKED
+    assert judge_start(used, 1, None, NOW) is StartOutcome.USED  # it unlinked since: a new link is needed
+
+
+def test_an_unknown_token_is_refused():
+    assert judge_start(None, 1, None, NOW) is StartOutcome.UNKNOWN
+
+
+# Commands
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("/start abc", Command("start", ("abc",))),
+        ("/STATUS", Command("status")),
+        ("/language@Kernodeck_Bot vi", Command("language", ("vi",))),
+        ("/status@other_bot", None),
+        ("hello", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_commands_as_chats_type_them(text, command):
+    assert parse_command(text, "kernodeck_bot") == command
+
+
+# Pacing
+
+
+def pacer(**changes) -> Pacer:
+    return Pacer(**{"max_per_second": 30, "chat_interval_s": 1.0, "group_interval_s": 3.0,
+                    "retry_first_s": 1.0, "retry_max_s": 60.0, **changes})
+
+
+def test_at_most_max_per_second_messages_leave_in_any_second():
+    p = pacer()
+    for chat in range(30):
+        assert p.wait(10.0 + chat / 100) == 0
+        p.take(chat, 10.0 + chat / 100)
+    assert p.wait(10.5) == pytest.approx(0.5)  # the 31st waits for the first to leave the window
+    assert p.wait(11.0) == 0
+
+
+def test_a_chat_gets_one_message_a_second_and_a_group_one_every_three():
+    p = pacer()
+    p.take(7, 10.0)
+    p.take(-7, 10.0)
+    assert p.chat_wait(7, 10.4) == pytest.approx(0.6)
+    assert p.chat_wait(7, 11.0) == 0
+    assert p.chat_wait(-7, 12.0) == pytest.approx(1.0)
+    assert p.chat_wait(8, 10.0) == 0
+
+
+def test_retry_after_pauses_everything_for_as_long_as_telegram_says():
+    p = pacer()
+    p.rate_limited(5, 10.0)
+    assert p.wait(10.0) == 5
+    assert p.wait(14.9) == pytest.approx(0.1)
+    assert p.wait(15.0) == 0
+
+
+def test_back_off_doubles_to_its_cap_and_an_accepted_message_resets_it():
+    p = pacer()
+    assert [p.backoff(n) for n in (1, 2, 3, 7, 8, 100)] == [1, 2, 4, 60, 60, 60]
+    for n in range(3):
+        p.unavailable(7, 100.0 * n)
+    assert p.wait(200.0) == 4 and p.chat_wait(7, 200.0) == 4
+    p.accepted(7)
+    p.unavailable(7, 300.0)
+    assert p.wait(300.0) == 1
