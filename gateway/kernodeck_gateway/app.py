@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from kernodeck_gateway import problems
 from kernodeck_gateway.body_limit import BodyLimitMiddleware
 from kernodeck_gateway.http_metrics import MetricsMiddleware
-from kernodeck_gateway.routes import accounts, admin, balance, catalog, health, orders, payments, ssh_key, topups
+from kernodeck_gateway.routes import accounts, admin, balance, catalog, health, orders, payments, ssh_key, telegram, topups
 from kernodeck_gateway.rpc import RpcClient
 from kernodeck_gateway.settings import GatewaySettings
 
@@ -35,7 +35,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.state.settings = settings
     for exc_type, handler in problems.HANDLERS.items():
         app.add_exception_handler(exc_type, handler)
-    for module in (health, catalog, accounts, ssh_key, balance, orders, payments, topups, admin):
+    for module in (health, catalog, accounts, ssh_key, balance, orders, payments, topups, telegram, admin):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware)

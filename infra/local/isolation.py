@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 from sqlalchemy import create_engine, text
 
+from infra.devnet.telegram_double import TelegramDouble
 from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
 from infra.local.stack import Stack
 from infra.testhosts.local import LOCAL_GPUS, local_hosts, provisioning_env, register
@@ -67,7 +68,8 @@ def running_stack(
     **options,
 ):
     """A started Stack on a fresh vhost and fresh databases (one per service and per watcher), with a GPU
-    test host per model (`gpus`: GPUs per model) registered as its nodes."""
+    test host per model (`gpus`: GPUs per model) registered as its nodes, notify speaking to a Bot API
+    double (`stack.telegram`)."""
     rates_file = log_dir / "rates.json"
     fresh_rates = keep_dev_rates_fresh(rates_file)
     databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
@@ -75,15 +77,19 @@ def running_stack(
         temporary_vhost(prefix) as amqp_uri,
         temporary_databases(databases_of, prefix) as databases,
         local_hosts(log_dir / "testhosts", gpus or STACK_GPUS, log=lambda line: None, extra_ports=extra_ports) as hosts,
+        TelegramDouble() as telegram,
     ):
         stack_settings = {
             **stack_env(amqp_uri, databases),
             **dev_payments_env(rates_file),
             **provisioning_env(log_dir / "testhosts"),
             "PROVISIONING_SWEEP_INTERVAL_S": "0.5",
+            **telegram.settings(),
             "GATEWAY_RPC_TIMEOUT_S": "3",
         }
-        stack = Stack(env={**stack_settings, **(env or {})}, log_dir=log_dir, watchers=watchers, **options)
+        stack = Stack(
+            env={**stack_settings, **(env or {})}, log_dir=log_dir, watchers=watchers, telegram=telegram, **options
+        )
         try:
             stack.start()
             register(hosts, stack.env)

@@ -8,7 +8,9 @@ installs and starts the local chain nodes (infra/devnet/install.sh,
 infra/local/devnet.py) and one watcher per node, with development payments
 settings under any PAYMENTS_* or WATCHER_* setting of your own, and writes
 var/devnet.env for paying by hand; with it off, a watcher runs for each
-network whose node URL is set.
+network whose node URL is set. Without NOTIFY_BOT_TOKEN, notify talks to a
+local Bot API double (infra/devnet/telegram_double): no real Telegram is
+reached.
 """
 
 import os
@@ -26,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from infra.devnet.telegram_double import TelegramDouble
 from infra.local.dev_payments import dev_payments_env, keep_dev_rates_fresh
 from infra.local.devnet import Devnet, configured_watchers
 from infra.local.stack import ROOT, Stack
@@ -120,6 +123,20 @@ def start_devnet() -> tuple[Devnet, dict[str, str]]:
     return devnet, env
 
 
+def start_telegram_double() -> tuple[TelegramDouble, dict[str, str]]:
+    """A local Bot API for notify (no NOTIFY_BOT_TOKEN: no real bot); settings already given are kept."""
+    double = TelegramDouble().start()
+    settings = {key: value for key, value in double.settings().items() if not os.environ.get(key)}
+    print(
+        f"telegram: no NOTIFY_BOT_TOKEN, so notify talks to a local Bot API double at {double.url}"
+        f" (bot @{double.username}). Play a chat: curl -s {double.url}/double/say -d chat_id=1 -d 'text=/start TOKEN'"
+        f" (TOKEN: the end of the url from POST /api/v1/me/telegram-link); read what the bot sent:"
+        f" curl -s '{double.url}/double/messages?chat_id=1'",
+        flush=True,
+    )
+    return double, settings
+
+
 def main() -> None:
     started = time.monotonic()
     for key, value in read_dotenv(ROOT / ".env").items():
@@ -132,7 +149,7 @@ def main() -> None:
     if answers("127.0.0.1", gateway_port):
         sys.exit(f"port {gateway_port} is taken: is `make run` running already? (GATEWAY_PORT sets another)")
     devnet, env, watchers = None, {}, configured_watchers(os.environ)
-    stack = None
+    stack = telegram = None
     cleanup = ExitStack()
     try:
         if RunSettings().local_chains:
@@ -144,7 +161,10 @@ def main() -> None:
             log = lambda line: print(line, flush=True)  # noqa: E731
             hosts = cleanup.enter_context(local_hosts(TESTHOSTS, log=log, fixed_addresses=True))
             env = {**env, **provisioning_env(TESTHOSTS)}
-        stack = Stack(env=env, watchers=watchers, gateway_port=gateway_port)
+        if not os.environ.get("NOTIFY_BOT_TOKEN"):
+            telegram, telegram_env = start_telegram_double()
+            env = {**env, **telegram_env}
+        stack = Stack(env=env, watchers=watchers, gateway_port=gateway_port, telegram=telegram)
         stack.start(timeout=90)
         if hosts:
             register(hosts, stack.env)
@@ -170,6 +190,8 @@ def main() -> None:
         if devnet is not None:
             devnet.stop()
             DEVNET_ENV.unlink(missing_ok=True)
+        if telegram is not None:
+            telegram.stop()
 
 
 if __name__ == "__main__":

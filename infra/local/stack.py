@@ -20,6 +20,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from infra.devnet.telegram_double import TelegramDouble
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / ".venv" / "bin"
 
@@ -78,13 +80,14 @@ class Stack:
     """The services, the chain watchers of `watchers` (networks) and the gateway, configured by one environment."""
 
     env: dict[str, str]
-    services: tuple[str, ...] = ("catalog", "accounts", "orders", "payments", "provisioning")
+    services: tuple[str, ...] = ("catalog", "accounts", "orders", "payments", "provisioning", "notify")
     log_dir: Path | None = None
     gateway_port: int = field(default_factory=free_port)
     processes: dict[str, Process] = field(default_factory=dict)
     watchers: tuple[str, ...] = ()
     process_env: dict[str, dict[str, str]] = field(default_factory=dict)  # a process's own settings, by name
     hosts: dict = field(default_factory=dict)  # the GPU test hosts registered as nodes, by model
+    telegram: TelegramDouble | None = None  # the Bot API notify talks to, when it is the local double
 
     @property
     def url(self) -> str:
@@ -92,7 +95,13 @@ class Stack:
 
     def process(self, name: str) -> Process:
         if name not in self.processes:
-            env = {**os.environ, **self.env, "GATEWAY_PORT": str(self.gateway_port), **self.process_env.get(name, {})}
+            env = {
+                "KERNODECK_PUBLIC_URL": self.url,  # the pages notify's messages link to
+                **os.environ,
+                **self.env,
+                "GATEWAY_PORT": str(self.gateway_port),
+                **self.process_env.get(name, {}),
+            }
             if name.startswith(WATCHER):
                 network = name.removeprefix(WATCHER)
                 argv = [str(BIN / "kernodeck-watcher"), "--network", network]
@@ -123,6 +132,7 @@ class Stack:
                 raise RuntimeError(f"stopped during start: {', '.join(dead)}")
             waiting = [] if _answers(f"{self.url}/readyz") else ["gateway"]
             waiting += [n for n in self.watchers if not self.watcher_ready(n)]
+            waiting += [] if "notify" not in self.services or self.notify_ready() else ["notify"]
             if not waiting:
                 return
             time.sleep(0.2)
@@ -133,12 +143,12 @@ class Stack:
 
     def watcher_ready(self, network: str) -> bool:
         """The watcher has scanned its node and reported itself not lagging (its metrics say so)."""
-        try:
-            with urllib.request.urlopen(self.watcher_metrics_url(network), timeout=2) as response:
-                metrics = response.read().decode()
-        except OSError:
-            return False
-        return f'kernodeck_watcher_lagging{{network="{network}"}} 0.0' in metrics
+        port = self.watcher(network).env["WATCHER_METRICS_PORT"]
+        return _metrics_show(port, f'kernodeck_watcher_lagging{{network="{network}"}} 0.0')
+
+    def notify_ready(self) -> bool:
+        """Notify has bound its event queue and the Bot API has answered it (its metrics say so)."""
+        return _metrics_show(self.process("notify").env["NOTIFY_METRICS_PORT"], "kernodeck_notify_ready 1.0")
 
     def stop(self) -> None:
         """SIGTERM to every process at once (the gateway first), then wait for each."""
@@ -147,6 +157,14 @@ class Stack:
             process.popen.send_signal(signal.SIGTERM)
         for process in running:
             process.wait_stopped()
+
+
+def _metrics_show(port: str, sample: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as response:
+            return sample in response.read().decode()
+    except OSError:
+        return False
 
 
 def _answers(url: str) -> bool:

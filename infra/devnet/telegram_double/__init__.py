@@ -30,6 +30,14 @@ class TelegramDouble(ServedDouble):
     def username(self) -> str:
         return self.api.username
 
+    def settings(self) -> dict[str, str]:
+        """What notify and accounts need to use this bot."""
+        return {
+            "NOTIFY_BOT_TOKEN": self.token,
+            "NOTIFY_TELEGRAM_API_URL": self.url,
+            "ACCOUNTS_TELEGRAM_BOT_USERNAME": self.username,
+        }
+
     def app(self) -> BotApi:
         return self.api
 

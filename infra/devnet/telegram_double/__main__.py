@@ -17,9 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     with TelegramDouble(port=args.port, username=args.username) as double:
-        print(f"NOTIFY_TELEGRAM_API_URL={double.url}", flush=True)
-        print(f"NOTIFY_BOT_TOKEN={double.token}", flush=True)
-        print(f"ACCOUNTS_TELEGRAM_BOT_USERNAME={double.username}", flush=True)
+        for key, value in double.settings().items():
+            print(f"{key}={value}", flush=True)
         stop.wait()
     return 0
 

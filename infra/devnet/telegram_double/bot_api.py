@@ -96,8 +96,15 @@ class BotApi:
         raise ApiError(404, "Not Found")
 
     def me(self) -> dict:
-        return {"id": self.bot_id, "is_bot": True, "first_name": "Kernodeck", "username": self.username,
-                "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": False}
+        return {
+            "id": self.bot_id,
+            "is_bot": True,
+            "first_name": "Kernodeck",
+            "username": self.username,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
 
     def get_updates(self, params: dict) -> list[dict]:
         offset, timeout = int(params.get("offset") or 0), float(params.get("timeout") or 0)
@@ -149,8 +156,11 @@ class BotApi:
             update_id = self.next_update_id
             self.next_update_id += 1
             sender = {"id": abs(chat_id), "is_bot": False, "first_name": first_name, "language_code": language_code}
-            chat = {"id": chat_id, "type": "group", "title": "Group"} if chat_id < 0 else {
-                "id": chat_id, "type": "private", "first_name": first_name}
+            chat = (
+                {"id": chat_id, "type": "group", "title": "Group"}
+                if chat_id < 0
+                else {"id": chat_id, "type": "private", "first_name": first_name}
+            )
             message = {"message_id": update_id, "date": int(time.time()), "chat": chat, "from": sender, "text": text}
             if text.startswith("/"):
                 command = text.split()[0]

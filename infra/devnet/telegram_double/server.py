@@ -4,6 +4,7 @@ python-telegram-bot posts form fields whose values are JSON when they are
 not plain strings (lists, objects, numbers), as Telegram accepts them.
 """
 
+import contextlib
 import json
 import time
 from urllib.parse import parse_qs, urlsplit
@@ -28,22 +29,21 @@ class Handler(JsonHandler):
         params = {**_form(url.query), **self._body()}
         head, _, name = url.path.strip("/").partition("/")
         if head == "double":
-            self._control(api, name, params)
+            status, body = self._control(api, name, params)
         elif head.startswith("bot") and head[3:] == api.token:
             try:
                 result, hold_s = api.call(name.lower(), params)
+                time.sleep(hold_s)
+                status, body = 200, {"ok": True, "result": result}
             except ApiError as error:
-                self.reply_json(error.status, error.body())
-                return
-            time.sleep(hold_s)
-            try:
-                self.reply_json(200, {"ok": True, "result": result})
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the bot gave up waiting (a stop, a timeout): the message stays accepted
+                status, body = error.status, error.body()
         elif head.startswith("bot"):
-            self.reply_json(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
+            status, body = 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
         else:
-            self.reply_json(404, {"ok": False, "error_code": 404, "description": "Not Found"})
+            status, body = 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+        # The bot may have given up waiting (a stop, a timeout): what it sent stays accepted.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.reply_json(status, body)
 
     def _body(self) -> dict:
         length = int(self.headers.get("Content-Length") or 0)
@@ -54,27 +54,27 @@ class Handler(JsonHandler):
             return json.loads(raw)
         return _form(raw)
 
-    def _control(self, api: BotApi, name: str, params: dict) -> None:
+    def _control(self, api: BotApi, name: str, params: dict) -> tuple[int, object]:
         """/double/say {chat_id, text, language_code?}; /double/messages?chat_id=; /double/block {chat_id};
         /double/outage {down}; /double/rate_limit {count, retry_after}."""
         if name == "say":
-            update_id = api.user_says(int(params["chat_id"]), params["text"], params.get("language_code", "en"))
-            self.reply_json(200, {"update_id": update_id})
-        elif name == "messages":
+            return 200, {
+                "update_id": api.user_says(int(params["chat_id"]), params["text"], params.get("language_code", "en"))
+            }
+        if name == "messages":
             chat_id = int(params["chat_id"]) if "chat_id" in params else None
-            sent = [{"message_id": m.message_id, "chat_id": m.chat_id, "text": m.text} for m in api.messages(chat_id)]
-            self.reply_json(200, sent)
-        elif name == "block":
+            return 200, [
+                {"message_id": m.message_id, "chat_id": m.chat_id, "text": m.text} for m in api.messages(chat_id)
+            ]
+        if name == "block":
             api.block(int(params["chat_id"]))
-            self.reply_json(200, {})
         elif name == "outage":
             api.set_down(params.get("down") in (True, "true", "1"))
-            self.reply_json(200, {})
         elif name == "rate_limit":
             api.rate_limit(int(params["count"]), int(params.get("retry_after", 1)))
-            self.reply_json(200, {})
         else:
-            self.reply_json(404, {"error": f"no control endpoint {name}"})
+            return 404, {"error": f"no control endpoint {name}"}
+        return 200, {}
 
 
 def _form(text: str) -> dict:

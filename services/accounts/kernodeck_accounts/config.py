@@ -6,6 +6,7 @@ from argon2.profiles import RFC_9106_LOW_MEMORY
 from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
+from kernodeck_accounts import telegram_links
 from kernodeck_accounts.domain import LoginThrottle, ThrottleRule
 from kernodeck_kit.settings import ServiceSettings
 
@@ -38,7 +39,7 @@ class AccountsPolicy(BaseModel):
         )
 
 
-class AccountsSettings(ServiceSettings, AccountsPolicy):
+class AccountsSettings(ServiceSettings, AccountsPolicy, telegram_links.TelegramLinkPolicy):
     model_config = SettingsConfigDict(env_prefix="ACCOUNTS_", extra="ignore")
 
     service_name: str = "accounts"

@@ -6,11 +6,12 @@ from nameko.rpc import rpc
 from nameko.timer import timer
 from sqlalchemy.exc import IntegrityError
 
-from kernodeck_accounts import store
+from kernodeck_accounts import store, telegram_links
+from kernodeck_accounts.config import AccountsSettings
 from kernodeck_accounts.dependencies import AccountRules
 from kernodeck_accounts.domain import new_session_token, nfc, normalize_email, token_hash, validate_registration
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.types import rfc3339, utcnow
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ class AccountsService:
     db = Database()
     instrumented = Instrumented()
     rules = AccountRules()
+    settings = Settings(AccountsSettings)
 
     @rpc(expected_exceptions=ServiceError)
     def health(self) -> dict:
@@ -129,6 +131,17 @@ class AccountsService:
             raise ServiceError(ErrorCode.NOT_FOUND, "no such account")
         return account_view(row)
 
+    @rpc(expected_exceptions=ServiceError)
+    def create_telegram_link(self, account_id, language) -> dict:
+        """A one-time t.me deep link that binds a chat to the account: {"url", "expires_at"}."""
+        link = telegram_links.create(self.db, self.settings, account_id, language, utcnow())
+        log.info("telegram link created", extra={"account_id": account_id})
+        return link
+
+    @rpc(expected_exceptions=ServiceError)
+    def unlink_telegram(self, account_id) -> None:
+        telegram_links.unlink(self.db, account_id)
+
     @timer(interval=3600)
     def purge_stale(self) -> None:
         now = utcnow()
@@ -136,3 +149,4 @@ class AccountsService:
         longest_window = max(throttle.per_email.window, throttle.per_address.window)
         with self.db.transaction() as tx:
             store.purge_stale(tx.session, now, now - longest_window)
+            telegram_links.purge(tx.session, now - self.settings.telegram_link_throttle.window, now)

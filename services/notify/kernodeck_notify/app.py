@@ -1,6 +1,7 @@
 """The notify process: events in, chats' commands in, messages out, on one asyncio loop."""
 
 import asyncio
+import contextlib
 import logging
 from datetime import timedelta
 
@@ -76,10 +77,8 @@ async def _connect(amqp_uri: str, pacer: Pacer, stop: asyncio.Event):
         except (AMQPError, OSError) as error:
             failures += 1
             log.warning("the broker does not answer yet", extra={"error": type(error).__name__})
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), pacer.backoff(failures))
-            except TimeoutError:
-                pass
     return None
 
 
@@ -92,7 +91,9 @@ async def _run_bot(bot: Bot, db: Store, settings: NotifySettings, pacer: Pacer, 
             break
         except TelegramError as error:
             failures += 1
-            log.warning("the Bot API does not answer getMe yet", extra={"error": f"{type(error).__name__}: {error.message}"})
+            log.warning(
+                "the Bot API does not answer getMe yet", extra={"error": f"{type(error).__name__}: {error.message}"}
+            )
             await asyncio.sleep(pacer.backoff(failures))
     log.info("bot ready", extra={"bot_username": bot.username})
     metrics.READY.set(1)

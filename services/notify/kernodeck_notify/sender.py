@@ -10,6 +10,7 @@ a message twice, since the Bot API has no idempotency key.
 """
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -53,10 +54,8 @@ class Sender:
             while True:
                 self._wakeup.clear()
                 pause = await self._dispatch()
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wakeup.wait(), pause)
-                except TimeoutError:
-                    pass
         finally:
             if self._out:
                 await asyncio.wait(list(self._out.values()), timeout=STOP_GRACE_S)
@@ -141,4 +140,3 @@ def record_blocked(session, row: store.DeliveryRow, error: str, now) -> int:
 def record_migrated(session, row: store.DeliveryRow, new_chat_id: int) -> None:
     store.record_retry(session, row.id, "the group moved to a new chat id")
     store.migrate_chat(session, row.chat_id, new_chat_id)
-

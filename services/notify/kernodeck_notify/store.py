@@ -145,7 +145,9 @@ def migrate_chat(session: Session, old_chat_id: int, new_chat_id: int) -> None:
     if row is not None:
         session.delete(row)
         session.flush()
-        session.add(ChatRow(chat_id=new_chat_id, account_id=row.account_id, language=row.language, linked_at=row.linked_at))
+        session.add(
+            ChatRow(chat_id=new_chat_id, account_id=row.account_id, language=row.language, linked_at=row.linked_at)
+        )
     session.execute(
         update(DeliveryRow)
         .where(DeliveryRow.chat_id == old_chat_id, DeliveryRow.status == PENDING)
@@ -203,9 +205,7 @@ def oldest_waiting(session: Session) -> datetime | None:
 def claim(session: Session, ids: Sequence[int], now: datetime) -> None:
     """Mark these messages as being sent, before their requests go out."""
     session.execute(
-        update(DeliveryRow)
-        .where(DeliveryRow.id.in_(ids))
-        .values(sending_since=now, attempts=DeliveryRow.attempts + 1)
+        update(DeliveryRow).where(DeliveryRow.id.in_(ids)).values(sending_since=now, attempts=DeliveryRow.attempts + 1)
     )
 
 

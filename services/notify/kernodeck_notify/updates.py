@@ -53,4 +53,3 @@ async def poll(
                 if queued:
                     on_queued()
             offset = update.update_id + 1
-

@@ -81,7 +81,9 @@ def _unlink_account(session: Session, event: TelegramUnlinkRequested, public_url
     for chat in chats:
         store.unlink_chat(session, chat.chat_id)
         message = text(chat.language, "unlinked_by_account")
-        store.queue_message(session, event.event_id, chat.chat_id, event.account_id, "unlinked_by_account", message, now)
+        store.queue_message(
+            session, event.event_id, chat.chat_id, event.account_id, "unlinked_by_account", message, now
+        )
     store.forget_unused_tokens(session, event.account_id)
     return len(chats)
 

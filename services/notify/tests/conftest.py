@@ -104,7 +104,11 @@ class Notify:
 
     def metric(self, name: str, labels: str = "") -> float:
         """A sample's value (the sum over its label sets when `labels` is empty); 0 when absent."""
-        pattern = rf"^{re.escape(name)}(\{{{re.escape(labels)}\}})? (\S+)$" if labels else rf"^{re.escape(name)}(\{{.*\}})? (\S+)$"
+        pattern = (
+            rf"^{re.escape(name)}(\{{{re.escape(labels)}\}})? (\S+)$"
+            if labels
+            else rf"^{re.escape(name)}(\{{.*\}})? (\S+)$"
+        )
         return sum(float(match[1]) for match in re.findall(pattern, self.metrics(), flags=re.MULTILINE))
 
     def link(self, chat_id: int, account_id: str, language: str = "en") -> None:
@@ -113,9 +117,9 @@ class Notify:
         publish(self.amqp_uri, event)
         deadline = time.monotonic() + 10
         while True:  # the event may still be on its way when /start arrives: try again, as a customer would
-            before = len(self.double.api.messages(chat_id))
+            answered = len(self.double.api.messages(chat_id)) + 1
             self.double.api.user_says(chat_id, f"/start {token}")
-            assert self.double.api.wait_for(lambda: len(self.double.api.messages(chat_id)) > before)
+            assert self.double.api.wait_for(lambda n=answered: len(self.double.api.messages(chat_id)) >= n)
             if self.double.api.messages(chat_id)[-1].text == replies(language)["linked"]:
                 return
             assert time.monotonic() < deadline, "the chat could not be linked"

@@ -70,7 +70,10 @@ def instructions(purpose: str = "order") -> PaymentInstructionsCreated:
 # (event, the kind of message it brings)
 EVERY_KIND = [
     (order_created(), "order_created"),
-    (OrderStatusChanged(order_id=ORDER, account_id=ACCOUNT, status="cancelled", previous_status="awaiting_payment"), "order_cancelled"),
+    (
+        OrderStatusChanged(order_id=ORDER, account_id=ACCOUNT, status="cancelled", previous_status="awaiting_payment"),
+        "order_cancelled",
+    ),
     (instructions(), "payment_instructions"),
     (instructions("topup"), "payment_instructions_topup"),
     (status_changed("seen", "awaiting_transfer"), "payment_seen"),
@@ -90,6 +93,12 @@ EVERY_KIND = [
     (RentalExtended(order_id=ORDER, account_id=ACCOUNT, extension_id="e1", ends_at=WHEN), "rental_extended"),
     (RentalEnded(order_id=ORDER, account_id=ACCOUNT, ended_at=WHEN), "rental_ended"),
     (ProvisioningFailed(order_id=ORDER, account_id=ACCOUNT, reason="no_capacity"), "provisioning_failed"),
-    (SupportRequestAnswered(request_id="r1", order_id=ORDER, account_id=ACCOUNT, kind="incident"), "support_request_answered"),
-    (ExtensionConfirmed(extension_id="e1", order_id=ORDER, account_id=ACCOUNT, extra_days=7, price_usd_cents=900_00), "extension_confirmed"),
+    (
+        SupportRequestAnswered(request_id="r1", order_id=ORDER, account_id=ACCOUNT, kind="incident"),
+        "support_request_answered",
+    ),
+    (
+        ExtensionConfirmed(extension_id="e1", order_id=ORDER, account_id=ACCOUNT, extra_days=7, price_usd_cents=900_00),
+        "extension_confirmed",
+    ),
 ]

@@ -170,8 +170,12 @@ def test_an_event_that_cannot_be_read_is_set_aside_and_the_next_one_goes_through
     notify.link(601, account)
     with httpx.Client(base_url=RABBIT_API, auth=("guest", "guest")) as api:
         vhost_name = vhost.rsplit("/", 1)[1]
-        bad = {"properties": {"content_type": "application/json"}, "routing_key": "order_created",
-               "payload": json.dumps({"order_id": 42}), "payload_encoding": "string"}
+        bad = {
+            "properties": {"content_type": "application/json"},
+            "routing_key": "order_created",
+            "payload": json.dumps({"order_id": 42}),
+            "payload_encoding": "string",
+        }
         assert api.post(f"/exchanges/{vhost_name}/orders.events/publish", json=bad).json()["routed"]
         publish(vhost, order_created(account, "after-the-bad-one"))
         wait_orders(double, {601: ["after-the-bad-one"]})

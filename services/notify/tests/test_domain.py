@@ -94,8 +94,16 @@ def test_commands_as_chats_type_them(text, command):
 
 
 def pacer(**changes) -> Pacer:
-    return Pacer(**{"max_per_second": 30, "chat_interval_s": 1.0, "group_interval_s": 3.0,
-                    "retry_first_s": 1.0, "retry_max_s": 60.0, **changes})
+    return Pacer(
+        **{
+            "max_per_second": 30,
+            "chat_interval_s": 1.0,
+            "group_interval_s": 3.0,
+            "retry_first_s": 1.0,
+            "retry_max_s": 60.0,
+            **changes,
+        }
+    )
 
 
 def test_at_most_max_per_second_messages_leave_in_any_second():

@@ -48,6 +48,8 @@ def test_every_event_reads_in_every_language_short_with_its_link(event, kind, la
         assert message.count(ORDER) >= 2  # the order id in the text, and in its link
 
 
-@pytest.mark.parametrize(("code", "language"), [("vi", "vi"), ("id", "id"), ("en-GB", "en"), ("ID-id", "id"), ("fr", "en"), (None, "en")])
+@pytest.mark.parametrize(
+    ("code", "language"), [("vi", "vi"), ("id", "id"), ("en-GB", "en"), ("ID-id", "id"), ("fr", "en"), (None, "en")]
+)
 def test_a_chat_not_linked_yet_is_answered_in_its_telegram_language_or_english(code, language):
     assert language_of(code) == language

@@ -55,7 +55,9 @@ def test_a_deep_link_binds_the_chat_and_greets_it_in_the_language_of_the_request
     apply_event(db, event, PUBLIC_URL, NOW)
     assert Chat(db, 10, "vi").says(f"/start {token}") == TEMPLATES["id"]["linked"]
     with db.read() as session:
-        assert [(c.chat_id, c.account_id, c.language) for c in store.chats_of(session, ACCOUNT)] == [(10, ACCOUNT, "id")]
+        assert [(c.chat_id, c.account_id, c.language) for c in store.chats_of(session, ACCOUNT)] == [
+            (10, ACCOUNT, "id")
+        ]
 
 
 def test_a_used_expired_or_unknown_link_is_politely_refused_in_the_chat_language(db):
@@ -108,7 +110,10 @@ def test_status_lists_the_open_orders_newest_first_with_their_links(db):
     ended = OrderStatusChanged(order_id="o-done", account_id=ACCOUNT, status="ended", previous_status="ready")
     paid = OrderStatusChanged(order_id="o-old", account_id=ACCOUNT, status="paid", previous_status="awaiting_payment")
     stale = OrderStatusChanged(
-        order_id="o-old", account_id=ACCOUNT, status="awaiting_payment", previous_status="x",
+        order_id="o-old",
+        account_id=ACCOUNT,
+        status="awaiting_payment",
+        previous_status="x",
         occurred_at=NOW - timedelta(hours=1),
     )
     for event in (ended, paid, stale):  # the stale change arrives last and changes nothing

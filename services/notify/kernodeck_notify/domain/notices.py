@@ -150,9 +150,7 @@ def _payment_instructions(event: PaymentInstructionsCreated) -> Notice:
     phrase, path, subject_values = _subject(event.purpose, event.order_id)
     if phrase == "subject_topup":
         return Notice("payment_instructions_topup", event.account_id, path, values)
-    return Notice(
-        "payment_instructions", event.account_id, path, {**values, **subject_values}, {"subject": phrase}
-    )
+    return Notice("payment_instructions", event.account_id, path, {**values, **subject_values}, {"subject": phrase})
 
 
 def _payment_status_changed(event: PaymentStatusChanged) -> Notice | None:

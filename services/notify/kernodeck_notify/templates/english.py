@@ -2,7 +2,7 @@
 
 MESSAGES = {
     # Events
-    "order_created": "Order {order_id} is recorded: {lots} × {model} for {days} days ({gpus} GPUs), {total}. Pay it here: {url}",
+    "order_created": "Order {order_id} is recorded: {model}, lots: {lots} ({gpus} GPUs), {days} days, {total}. Pay it here: {url}",
     "order_cancelled": "Order {order_id} is cancelled; nothing more is due for it. {url}",
     "payment_instructions": "Payment for {subject}: send exactly {amount} {asset} on the {network} network before {deadline} ({amount_usd}). The address and QR code are on the page: {url}",
     "payment_instructions_topup": "Top-up of {amount_usd}: send exactly {amount} {asset} on the {network} network before {deadline}. The address and QR code are on the page: {url}",
@@ -36,14 +36,14 @@ MESSAGES = {
     "credit_review": "after a check by our team",
     "credit_other": "a payment",
     # Answers to commands
-    "help": "Kernodeck notifications.\n/status: your open orders\n/language: en, vi or id\n/unlink: no more messages in this chat\n/help: this help\nTo link a chat, open your account page on Kernodeck and press \"Link Telegram\".",
+    "help": 'Kernodeck notifications.\n/status: your open orders\n/language: en, vi or id\n/unlink: no more messages in this chat\n/help: this help\nTo link a chat, open your account page on Kernodeck and press "Link Telegram".',
     "linked": "This chat is linked to your Kernodeck account. You will get a message here for every change to your orders, payments and top-ups. /help",
     "already_linked": "This chat is already linked to your Kernodeck account.",
     "link_used": "Sorry, this link was already used. Open your account page on Kernodeck to get a new one.",
     "link_expired": "Sorry, this link has expired. Open your account page on Kernodeck to get a new one.",
     "link_unknown": "Sorry, I do not know this link. Open your account page on Kernodeck to get a new one.",
-    "start_without_token": "Hello! To get your Kernodeck notifications here, open your account page on Kernodeck and press \"Link Telegram\".",
-    "not_linked": "This chat is not linked to a Kernodeck account. Open your account page on Kernodeck and press \"Link Telegram\".",
+    "start_without_token": 'Hello! To get your Kernodeck notifications here, open your account page on Kernodeck and press "Link Telegram".',
+    "not_linked": 'This chat is not linked to a Kernodeck account. Open your account page on Kernodeck and press "Link Telegram".',
     "unlinked": "This chat is unlinked: it gets no more messages. Link it again from your account page.",
     "unlinked_by_account": "This chat was unlinked from your Kernodeck account page: it gets no more messages.",
     "status_header": "Your open orders:",

@@ -2,7 +2,7 @@
 
 MESSAGES = {
     # Events
-    "order_created": "Pesanan {order_id} tercatat: {lots} × {model} selama {days} hari ({gpus} GPU), {total}. Bayar di sini: {url}",
+    "order_created": "Pesanan {order_id} tercatat: {model}, lot: {lots} ({gpus} GPU), {days} hari, {total}. Bayar di sini: {url}",
     "order_cancelled": "Pesanan {order_id} dibatalkan; tidak ada lagi yang perlu dibayar untuk pesanan ini. {url}",
     "payment_instructions": "Pembayaran untuk {subject}: kirim tepat {amount} {asset} di jaringan {network} sebelum {deadline} ({amount_usd}). Alamat dan kode QR ada di halaman: {url}",
     "payment_instructions_topup": "Isi saldo {amount_usd}: kirim tepat {amount} {asset} di jaringan {network} sebelum {deadline}. Alamat dan kode QR ada di halaman: {url}",
@@ -36,14 +36,14 @@ MESSAGES = {
     "credit_review": "setelah pemeriksaan oleh tim kami",
     "credit_other": "sebuah pembayaran",
     # Answers to commands
-    "help": "Notifikasi Kernodeck.\n/status: pesanan Anda yang masih terbuka\n/language: en, vi atau id\n/unlink: hentikan pesan di obrolan ini\n/help: bantuan ini\nUntuk menautkan obrolan, buka halaman akun Anda di Kernodeck dan tekan \"Tautkan Telegram\".",
+    "help": 'Notifikasi Kernodeck.\n/status: pesanan Anda yang masih terbuka\n/language: en, vi atau id\n/unlink: hentikan pesan di obrolan ini\n/help: bantuan ini\nUntuk menautkan obrolan, buka halaman akun Anda di Kernodeck dan tekan "Tautkan Telegram".',
     "linked": "Obrolan ini tertaut ke akun Kernodeck Anda. Anda akan menerima pesan di sini untuk setiap perubahan pada pesanan, pembayaran, dan isi saldo Anda. /help",
     "already_linked": "Obrolan ini sudah tertaut ke akun Kernodeck Anda.",
     "link_used": "Maaf, tautan ini sudah digunakan. Buka halaman akun Anda di Kernodeck untuk mendapatkan tautan baru.",
     "link_expired": "Maaf, tautan ini sudah kedaluwarsa. Buka halaman akun Anda di Kernodeck untuk mendapatkan tautan baru.",
     "link_unknown": "Maaf, saya tidak mengenali tautan ini. Buka halaman akun Anda di Kernodeck untuk mendapatkan tautan baru.",
-    "start_without_token": "Halo! Untuk menerima notifikasi Kernodeck di sini, buka halaman akun Anda di Kernodeck dan tekan \"Tautkan Telegram\".",
-    "not_linked": "Obrolan ini belum tertaut ke akun Kernodeck. Buka halaman akun Anda di Kernodeck dan tekan \"Tautkan Telegram\".",
+    "start_without_token": 'Halo! Untuk menerima notifikasi Kernodeck di sini, buka halaman akun Anda di Kernodeck dan tekan "Tautkan Telegram".',
+    "not_linked": 'Obrolan ini belum tertaut ke akun Kernodeck. Buka halaman akun Anda di Kernodeck dan tekan "Tautkan Telegram".',
     "unlinked": "Tautan obrolan ini dilepas: obrolan ini tidak menerima pesan lagi. Tautkan lagi dari halaman akun Anda.",
     "unlinked_by_account": "Tautan obrolan ini dilepas dari halaman akun Kernodeck Anda: obrolan ini tidak menerima pesan lagi.",
     "status_header": "Pesanan Anda yang masih terbuka:",

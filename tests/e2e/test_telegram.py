@@ -1,0 +1,94 @@
+"""Telegram through the gateway: link a chat in one tap, receive order news in its language, unlink.
+
+The stack's notify talks to the Bot API double (`stack.telegram`); a chat is
+played by writing to the bot there, as a customer does in Telegram.
+"""
+
+import itertools
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+
+from kernodeck_notify.templates import TEMPLATES
+from tests.e2e.conftest import assert_problem
+
+ORDER = {"model": "rtx4090", "duration_days": 3, "lots": 1, "preparation": "ubuntu"}
+CHAT_IDS = itertools.count(880001)
+
+
+@pytest.fixture
+def telegram(stack):
+    return stack.telegram.api
+
+
+def link(client, customer, **request) -> str:
+    response = client.post(
+        "/api/v1/me/telegram-link", headers={**customer["headers"], **request.pop("headers", {})}, **request
+    )
+    assert response.status_code == 200, response.text
+    assert set(response.json()) == {"url"}
+    return response.json()["url"]
+
+
+def start(telegram, url: str, language_code: str = "en") -> tuple[int, str]:
+    """A new chat opens the deep link (Telegram sends /start <token>); returns the chat and the bot's answer."""
+    chat_id = next(CHAT_IDS)
+    (token,) = parse_qs(urlsplit(url).query)["start"]
+    telegram.user_says(chat_id, f"/start {token}", language_code)
+    assert telegram.wait_for(lambda: telegram.messages(chat_id))
+    return chat_id, telegram.messages(chat_id)[-1].text
+
+
+def says(telegram, chat_id: int, text: str) -> str:
+    answered = len(telegram.messages(chat_id)) + 1
+    telegram.user_says(chat_id, text)
+    assert telegram.wait_for(lambda: len(telegram.messages(chat_id)) >= answered)
+    return telegram.messages(chat_id)[-1].text
+
+
+def test_link_two_chats_receive_an_order_then_unlink_from_the_account_page(stack, client, customer, telegram):
+    url = link(client, customer, json={"language": "vi"})
+    assert urlsplit(url)[:3] == ("https", "t.me", f"/{stack.telegram.username}")
+    first, greeting = start(telegram, url)
+    assert greeting == TEMPLATES["vi"]["linked"]
+    second, greeting = start(telegram, link(client, customer, headers={"Accept-Language": "id-ID,id;q=0.9,en;q=0.5"}))
+    assert greeting == TEMPLATES["id"]["linked"]
+
+    order = client.post("/api/v1/orders", json=ORDER, headers=customer["headers"]).json()
+    page = f"{stack.url}/orders/{order['id']}"
+    for chat, opening in ((first, "Đơn hàng"), (second, "Pesanan")):
+        assert telegram.wait_for(lambda chat=chat: page in telegram.messages(chat)[-1].text)
+        news = telegram.messages(chat)[-1].text
+        assert news.startswith(f"{opening} {order['id']} ")
+    assert f"{order['id']}: chờ thanh toán\n{page}" in says(telegram, first, "/status")
+
+    assert client.delete("/api/v1/me/telegram-link", headers=customer["headers"]).status_code == 204
+    for chat, language in ((first, "vi"), (second, "id")):
+        assert telegram.wait_for(
+            lambda chat=chat, language=language: (
+                telegram.messages(chat)[-1].text == TEMPLATES[language]["unlinked_by_account"]
+            )
+        )
+    sent = len(telegram.messages())
+    client.post("/api/v1/orders", json=ORDER, headers=customer["headers"])
+    assert says(telegram, first, "/status") == TEMPLATES["en"]["not_linked"]  # its Telegram language now
+    assert len(telegram.messages()) == sent + 1  # the answer to /status, and no news of the second order
+
+
+def test_a_link_works_once(client, customer, telegram):
+    url = link(client, customer)
+    assert start(telegram, url)[1] == TEMPLATES["en"]["linked"]
+    assert start(telegram, url, "vi")[1] == TEMPLATES["vi"]["link_used"]
+
+
+def test_the_link_routes_need_a_session_and_a_known_language(stack, client, customer):
+    with httpx.Client(base_url=stack.url) as stranger:
+        assert_problem(stranger.post("/api/v1/me/telegram-link"), 401, "unauthenticated")
+        assert_problem(stranger.delete("/api/v1/me/telegram-link"), 401, "unauthenticated")
+    refused = client.post("/api/v1/me/telegram-link", json={"language": "fr"}, headers=customer["headers"])
+    assert_problem(refused, 422, "validation_error", "language")
+    extra = client.post("/api/v1/me/telegram-link", json={"language": "en", "chat": 1}, headers=customer["headers"])
+    assert_problem(extra, 422, "validation_error")
+    for language in ("en", "vi", "id"):
+        assert link(client, customer, json={"language": language})
