@@ -1,8 +1,9 @@
 """`make bench`: the gateway's quotes, orders and payment intents (at concurrency 1 and 32)
-against bare HTTP and AMQP baselines, confirmed chain event → order paid, and on real nodes
+against bare HTTP and AMQP baselines, confirmed chain event → order paid, on real nodes
 (bitcoind with ZMQ, anvil with newHeads) the block bringing the last confirmation → order
-paid; provisioning: paid → ready on the local GPU test hosts, split into its steps. Watcher
-matching with a million watched addresses is bench/bench_watcher_match.py.
+paid; provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
+event → Telegram message under Telegram's limits. Watcher matching with a million watched
+addresses is bench/bench_watcher_match.py.
 """
 
 import asyncio
@@ -18,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_amqp_baseline import bare_amqp_roundtrip
 from bench.bench_block_to_paid import block_to_paid
+from bench.bench_notify import notify_bench
 from bench.bench_payments import confirmed_to_paid, intent_creation
 from bench.bench_provisioning import delivery_steps, paid_to_ready
 from bench.bench_provisioning import report as provisioning_report
@@ -116,6 +118,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as logs:
             print()
             for line in block_to_paid(Path(logs)):
+                print(line)
+        with tempfile.TemporaryDirectory() as logs:
+            print()
+            for line in notify_bench(Path(logs)):
                 print(line)
     finally:
         bare.terminate()

@@ -10,6 +10,7 @@ from infra.local.stack import ROOT
 from kernodeck_accounts.config import AccountsSettings
 from kernodeck_catalog.config import CatalogSettings
 from kernodeck_gateway.settings import GatewaySettings
+from kernodeck_notify.config import NotifySettings
 from kernodeck_orders.config import OrdersSettings
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_provisioning.config import ProvisioningSettings
@@ -23,6 +24,7 @@ SETTINGS = (
     PaymentsSettings,
     ProvisioningSettings,
     WatcherSettings,
+    NotifySettings,
     GatewaySettings,
 )
 # Fields the code sets, never the environment: the service's name, and the watcher's --network.

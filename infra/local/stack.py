@@ -144,11 +144,11 @@ class Stack:
     def watcher_ready(self, network: str) -> bool:
         """The watcher has scanned its node and reported itself not lagging (its metrics say so)."""
         port = self.watcher(network).env["WATCHER_METRICS_PORT"]
-        return _metrics_show(port, f'kernodeck_watcher_lagging{{network="{network}"}} 0.0')
+        return metrics_show(port, f'kernodeck_watcher_lagging{{network="{network}"}} 0.0')
 
     def notify_ready(self) -> bool:
         """Notify has bound its event queue and the Bot API has answered it (its metrics say so)."""
-        return _metrics_show(self.process("notify").env["NOTIFY_METRICS_PORT"], "kernodeck_notify_ready 1.0")
+        return metrics_show(self.process("notify").env["NOTIFY_METRICS_PORT"], "kernodeck_notify_ready 1.0")
 
     def stop(self) -> None:
         """SIGTERM to every process at once (the gateway first), then wait for each."""
@@ -159,7 +159,8 @@ class Stack:
             process.wait_stopped()
 
 
-def _metrics_show(port: str, sample: str) -> bool:
+def metrics_show(port: str, sample: str) -> bool:
+    """The process whose metrics are on `port` reports `sample` (a line of its /metrics)."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as response:
             return sample in response.read().decode()

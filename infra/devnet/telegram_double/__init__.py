@@ -45,6 +45,12 @@ class TelegramDouble(ServedDouble):
         """A bot API has no blocks (block_interval_s is None, so this is never called)."""
 
     def stop_serving(self) -> None:
-        self.api.set_down(True)  # ends the long polls held open, as a dropped connection would
+        """Unreachable: new connections refused, those kept alive dropped, long polls held open ended."""
+        self.api.unreachable = True
+        self.api.set_down(True)
         super().stop_serving()
         self.api.set_down(False)
+
+    def serve(self) -> "TelegramDouble":
+        self.api.unreachable = False
+        return super().serve()

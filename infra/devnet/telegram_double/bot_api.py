@@ -37,12 +37,14 @@ class Sent:
 
 @dataclass
 class Limits:
-    """Telegram's documented limits, enforced with 429s: a message sent within `tolerance_s` of the limit passes."""
+    """Telegram's documented limits, enforced with 429s as messages arrive: at most `per_second` in any
+    second, one a second in a chat, one every 3 s in a group. Telegram states them as approximate; here a
+    message arriving within `tolerance_s` of a limit passes, for the jitter between leaving and arriving."""
 
     per_second: int = 30
     chat_interval_s: float = 1.0
     group_interval_s: float = 3.0
-    tolerance_s: float = 0.05
+    tolerance_s: float = 0.25
     recent: list[float] = field(default_factory=list)
     last_in_chat: dict[int, float] = field(default_factory=dict)
     violations: int = 0
@@ -71,6 +73,7 @@ class BotApi:
         self.started: set[int] = set()  # chats that wrote to the bot: it may write to them
         self.blocked: set[int] = set()
         self.down = False  # every call answers 502 Bad Gateway
+        self.unreachable = False  # connections are refused (and those kept alive dropped)
         self.rate_limited = 0  # the next N sendMessage answer 429
         self.retry_after = 1
         self.held = 0  # the next N sendMessage are accepted, and answered only after `hold_s`

@@ -17,6 +17,8 @@ JSON_FIELDS = {"allowed_updates", "commands", "reply_markup", "link_preview_opti
 
 
 class Handler(JsonHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as api.telegram.org: a bot reuses its connections
+
     def do_GET(self) -> None:
         self._route()
 
@@ -25,6 +27,9 @@ class Handler(JsonHandler):
 
     def _route(self) -> None:
         api: BotApi = self.server.app
+        if api.unreachable:  # a connection kept alive from before the outage: dropped, unanswered
+            self.close_connection = True
+            return
         url = urlsplit(self.path)
         params = {**_form(url.query), **self._body()}
         head, _, name = url.path.strip("/").partition("/")

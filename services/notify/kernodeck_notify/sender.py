@@ -12,6 +12,7 @@ a message twice, since the Bot API has no idempotency key.
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Callable
 
@@ -27,6 +28,7 @@ from kernodeck_notify.telegram_api import Outcome, Result, send
 log = logging.getLogger(__name__)
 
 IDLE_S = 5.0  # how long the dispatcher sleeps with nothing due, unless woken by new messages
+LOOKAHEAD_S = 0.25  # messages are booked this long before their turn, a few per database round trip
 STOP_GRACE_S = 10.0  # how long a stop waits for the requests that are out
 
 
@@ -36,7 +38,7 @@ class Sender:
         self.bot = bot
         self.pacer = pacer
         self.clock = clock
-        self.batch = 4 * pacer.max_per_second
+        self.batch = max(1, math.ceil(pacer.max_per_second * LOOKAHEAD_S))
         self._wakeup = asyncio.Event()
         self._out: dict[int, asyncio.Task] = {}  # chat id -> its message being sent
 
@@ -61,39 +63,32 @@ class Sender:
                 await asyncio.wait(list(self._out.values()), timeout=STOP_GRACE_S)
 
     async def _dispatch(self) -> float:
-        """Send what may go now; returns how long to sleep before looking again."""
-        pause = self.pacer.wait(self.clock())
-        if pause > 0:
-            return pause
-        heads, oldest = await in_thread(self._heads)
+        """Book what may leave soon (each send waits for its turn); returns how long to sleep before looking again."""
+        now = self.clock()
+        horizon = now + LOOKAHEAD_S
+        if self.pacer.wait(now) > LOOKAHEAD_S:
+            return self.pacer.wait(now) - LOOKAHEAD_S
+        self.pacer.forget_idle(now)
+        busy = self.pacer.busy_chats(horizon)
+        heads, oldest = await in_thread(self._heads, self.batch, {*busy, *self._out})
         metrics.OLDEST_WAITING.set((utcnow() - oldest).total_seconds() if oldest else 0)
-        chosen, pause = [], IDLE_S
-        for row in heads:
-            now = self.clock()
-            if row.chat_id in self._out:
-                continue
-            overall = self.pacer.wait(now)
-            if overall > 0:
-                pause = min(pause, overall)
-                break
-            chat = self.pacer.chat_wait(row.chat_id, now)
-            if chat > 0:
-                pause = min(pause, chat)
-                continue
-            self.pacer.take(row.chat_id, now)
-            chosen.append(row)
-        if chosen:
-            await in_thread(in_transaction, self.db, store.claim, [row.id for row in chosen], utcnow())
-            for row in chosen:
-                self._out[row.chat_id] = asyncio.create_task(self._deliver(row))
-        return pause
+        if not heads:
+            # A busy chat's turn, unless new messages or a finished send wake the loop first.
+            return min([IDLE_S, *(ready - horizon for ready in busy.values())])
+        starts = [self.pacer.book(row.chat_id, self.clock()) for row in heads]
+        await in_thread(in_transaction, self.db, store.claim, [row.id for row in heads], utcnow())
+        for row, start in zip(heads, starts, strict=True):
+            self._out[row.chat_id] = asyncio.create_task(self._deliver(row, start))
+        return max(0.0, self.pacer.wait(self.clock()) - LOOKAHEAD_S)
 
-    def _heads(self):
+    def _heads(self, limit: int, excluded_chats: set[int]):
         with self.db.read() as session:
-            return store.due_heads(session, self.batch), store.oldest_waiting(session)
+            return store.due_heads(session, limit, excluded_chats), store.oldest_waiting(session)
 
-    async def _deliver(self, row: store.DeliveryRow) -> None:
+    async def _deliver(self, row: store.DeliveryRow, start: float) -> None:
         try:
+            while (delay := max(start, self.pacer.paused_until()) - self.clock()) > 0:
+                await asyncio.sleep(delay)
             outcome = await send(self.bot, row.chat_id, row.text)
             await self._record(row, outcome)
         finally:

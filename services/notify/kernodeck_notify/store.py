@@ -6,10 +6,10 @@
 - `deliveries`: every message to send or sent, the delivery log: one per (event or update, chat).
 """
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Index, UniqueConstraint, delete, func, update
+from sqlalchemy import BigInteger, Index, UniqueConstraint, and_, delete, func, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_kit.types import UtcDateTime
@@ -187,9 +187,12 @@ def queue_message(
     )
 
 
-def due_heads(session: Session, limit: int) -> Sequence[DeliveryRow]:
-    """The oldest waiting message of each chat that has none in flight, oldest first."""
-    heads = select(func.min(DeliveryRow.id)).where(DeliveryRow.status == PENDING).group_by(DeliveryRow.chat_id)
+def due_heads(session: Session, limit: int, excluded_chats: Collection[int] = ()) -> Sequence[DeliveryRow]:
+    """The oldest waiting message of each chat that has none in flight, oldest first; none of `excluded_chats`."""
+    waiting = DeliveryRow.status == PENDING
+    if excluded_chats:
+        waiting = and_(waiting, DeliveryRow.chat_id.not_in(excluded_chats))
+    heads = select(func.min(DeliveryRow.id)).where(waiting).group_by(DeliveryRow.chat_id)
     return session.exec(
         select(DeliveryRow)
         .where(DeliveryRow.id.in_(heads), DeliveryRow.sending_since.is_(None))
@@ -199,7 +202,8 @@ def due_heads(session: Session, limit: int) -> Sequence[DeliveryRow]:
 
 
 def oldest_waiting(session: Session) -> datetime | None:
-    return session.exec(select(func.min(DeliveryRow.created_at)).where(DeliveryRow.status == PENDING)).one()
+    oldest = select(func.min(DeliveryRow.id)).where(DeliveryRow.status == PENDING).scalar_subquery()
+    return session.exec(select(DeliveryRow.created_at).where(DeliveryRow.id == oldest)).first()
 
 
 def claim(session: Session, ids: Sequence[int], now: datetime) -> None:

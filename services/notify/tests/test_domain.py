@@ -106,29 +106,30 @@ def pacer(**changes) -> Pacer:
     )
 
 
-def test_at_most_max_per_second_messages_leave_in_any_second():
-    p = pacer()
-    for chat in range(30):
-        assert p.wait(10.0 + chat / 100) == 0
-        p.take(chat, 10.0 + chat / 100)
-    assert p.wait(10.5) == pytest.approx(0.5)  # the 31st waits for the first to leave the window
-    assert p.wait(11.0) == 0
+def test_messages_leave_evenly_spaced_and_never_more_than_max_per_second_in_a_second():
+    p = pacer(max_per_second=4)
+    starts = [p.book(chat, 10.0) for chat in range(6)]
+    assert starts == pytest.approx([10.0, 10.25, 10.5, 10.75, 11.0, 11.25])
+    p = pacer(max_per_second=4)
+    p.rate_limited(0.9, 10.0)  # a pause bunches what waits: the window still holds
+    assert [p.book(chat, 10.0) for chat in range(5)] == pytest.approx([10.9, 11.15, 11.4, 11.65, 11.9])
 
 
 def test_a_chat_gets_one_message_a_second_and_a_group_one_every_three():
     p = pacer()
-    p.take(7, 10.0)
-    p.take(-7, 10.0)
-    assert p.chat_wait(7, 10.4) == pytest.approx(0.6)
-    assert p.chat_wait(7, 11.0) == 0
-    assert p.chat_wait(-7, 12.0) == pytest.approx(1.0)
-    assert p.chat_wait(8, 10.0) == 0
+    assert p.book(7, 10.0) == 10.0
+    assert p.book(-7, 10.0) == pytest.approx(10.0 + 1 / 30)
+    assert p.book(7, 10.0) == pytest.approx(11.0)
+    assert p.book(-7, 10.0) == pytest.approx(13.0 + 1 / 30)
+    assert p.busy_chats(11.5) == {7: pytest.approx(12.0), -7: pytest.approx(16.0 + 1 / 30)}
+    p.forget_idle(20.0)
+    assert p.busy_chats(0.0) == {}
 
 
 def test_retry_after_pauses_everything_for_as_long_as_telegram_says():
     p = pacer()
     p.rate_limited(5, 10.0)
-    assert p.wait(10.0) == 5
+    assert p.wait(10.0) == 5 and p.paused_until() == 15.0
     assert p.wait(14.9) == pytest.approx(0.1)
     assert p.wait(15.0) == 0
 
@@ -138,7 +139,7 @@ def test_back_off_doubles_to_its_cap_and_an_accepted_message_resets_it():
     assert [p.backoff(n) for n in (1, 2, 3, 7, 8, 100)] == [1, 2, 4, 60, 60, 60]
     for n in range(3):
         p.unavailable(7, 100.0 * n)
-    assert p.wait(200.0) == 4 and p.chat_wait(7, 200.0) == 4
+    assert p.wait(200.0) == 4 and p.busy_chats(200.0) == {7: 204.0}
     p.accepted(7)
     p.unavailable(7, 300.0)
     assert p.wait(300.0) == 1

@@ -2,7 +2,10 @@
 
 Times are monotonic seconds, given by the caller. Telegram documents about 30
 messages a second to different chats, one a second in a chat, and 20 a
-minute in a group (groups have negative chat ids). Its 429 answer says how
+minute in a group (groups have negative chat ids). Telegram counts messages
+as they reach it: a burst of 30 sent at once arrives spread out, and the next
+second's burst would overlap it there, so messages leave evenly spaced (one
+every 1/30 s) as well as at most 30 in any second. Its 429 answer says how
 long to wait; it cannot tell which limit was hit, so the whole sender waits.
 """
 
@@ -28,27 +31,33 @@ class Pacer:
         return min(self.retry_max_s, self.retry_first_s * 2 ** min(failures - 1, 32))
 
     def wait(self, now: float) -> float:
-        """Seconds before any message may leave (0: now)."""
+        """Seconds before the next message may leave (0: now)."""
+        return max(0.0, self._next_start(now) - now)
+
+    def paused_until(self) -> float:
+        return self._paused_until
+
+    def busy_chats(self, moment: float) -> dict[int, float]:
+        """The chats whose next message may not leave by `moment`, with when it may."""
+        return {chat: ready for chat, ready in self._chat_ready.items() if ready > moment}
+
+    def book(self, chat_id: int, now: float) -> float:
+        """Book the next message to `chat_id`: returns when it may leave (bookings come in that order)."""
+        start = max(self._next_start(now), self._chat_ready.get(chat_id, 0.0))
+        self._started.append(start)
+        interval = self.group_interval_s if chat_id < 0 else self.chat_interval_s
+        self._chat_ready[chat_id] = start + interval
+        return start
+
+    def _next_start(self, now: float) -> float:
         while self._started and self._started[0] <= now - 1.0:
             self._started.popleft()
-        window = self._started[0] + 1.0 - now if len(self._started) >= self.max_per_second else 0.0
-        return max(0.0, self._paused_until - now, window)
-
-    def chat_wait(self, chat_id: int, now: float) -> float:
-        """Seconds before `chat_id` may receive its next message, the overall limits aside."""
-        ready = self._chat_ready.get(chat_id)
-        if ready is None:
-            return 0.0
-        if ready <= now:
-            del self._chat_ready[chat_id]  # kept only while it matters: one entry per busy chat
-            return 0.0
-        return ready - now
-
-    def take(self, chat_id: int, now: float) -> None:
-        """A message to `chat_id` leaves now."""
-        self._started.append(now)
-        interval = self.group_interval_s if chat_id < 0 else self.chat_interval_s
-        self._chat_ready[chat_id] = now + interval
+        start = max(now, self._paused_until)
+        if self._started:
+            start = max(start, self._started[-1] + 1.0 / self.max_per_second)
+        if len(self._started) >= self.max_per_second:
+            start = max(start, self._started[-self.max_per_second] + 1.0)
+        return start
 
     def accepted(self, chat_id: int) -> None:
         self._failures = 0
@@ -64,6 +73,10 @@ class Pacer:
         self._paused_until = max(self._paused_until, now + self.backoff(self._failures))
         chat_ready = now + self.backoff(self._chat_failures[chat_id])
         self._chat_ready[chat_id] = max(self._chat_ready.get(chat_id, 0.0), chat_ready)
+
+    def forget_idle(self, now: float) -> None:
+        """Drop what is known of chats free again (one entry per busy chat is all that is kept)."""
+        self._chat_ready = {chat: ready for chat, ready in self._chat_ready.items() if ready > now}
 
     def forget(self, chat_id: int) -> None:
         self._chat_ready.pop(chat_id, None)
