@@ -11,22 +11,18 @@ from nameko.standalone.rpc import ServiceRpcProxy
 from pydantic import ValidationError
 from sqlmodel import select
 
-from kernodeck_accounts import telegram_links
 from kernodeck_accounts.telegram_links import TelegramLinkPolicy, TelegramLinkRow
 from kernodeck_contracts.events import TelegramLinkRequested, TelegramUnlinkRequested, telegram_token_hash
+from kernodeck_kit.testing import service_config
 
 PASSWORD = "correct horse battery staple"
 BOT = "kernodeck_test_bot"
 
 
 @pytest.fixture
-def telegram_policy() -> dict:
-    return TelegramLinkPolicy(telegram_bot_username=BOT, telegram_link_limit=3).model_dump()
-
-
-@pytest.fixture
-def linking(start, config, telegram_policy):
-    config = {**config, telegram_links.POLICY_KEY: telegram_policy}
+def linking(start, config, rabbit_config, database_url, policy):
+    settings = policy.model_copy(update={"telegram_bot_username": BOT, "telegram_link_limit": 3})
+    config = service_config(rabbit_config, database_url, settings)
     start(config)
     with ServiceRpcProxy("accounts", config) as proxy:
         yield proxy
