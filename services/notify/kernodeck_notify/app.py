@@ -88,6 +88,7 @@ async def _run_bot(bot: Bot, db: Store, settings: NotifySettings, pacer: Pacer, 
     while True:
         try:
             await bot.initialize()
+            await bot.delete_webhook()  # Telegram refuses getUpdates to a bot with a webhook
             break
         except TelegramError as error:
             failures += 1
@@ -97,7 +98,18 @@ async def _run_bot(bot: Bot, db: Store, settings: NotifySettings, pacer: Pacer, 
             await asyncio.sleep(pacer.backoff(failures))
     log.info("bot ready", extra={"bot_username": bot.username})
     metrics.READY.set(1)
-    await asyncio.gather(sender.run(), poll(bot, db, settings.public_url, settings.poll_timeout_s, pacer, sender.wake))
+    polling = asyncio.create_task(poll(bot, db, settings.public_url, settings.poll_timeout_s, pacer, sender.wake))
+    sending = asyncio.create_task(sender.run())
+    try:
+        done, _ = await asyncio.wait([polling, sending], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            task.result()  # a part that failed stops the process
+    finally:
+        # One at a time, each awaited to its end: the sender waits for the messages that are out,
+        # so that their outcome is recorded before the process stops.
+        for task in (polling, sending):
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
 
 async def _prune(db: Store, settings: NotifySettings) -> None:

@@ -4,8 +4,9 @@ nameko publishes an event on the durable topic exchange `<source>.events`
 with the event type as routing key and its JSON as body. Notify binds one
 durable queue of its own, `notify.events`, to every event it reads, and
 takes them one at a time, in the order they arrived. An event that cannot be
-read (a malformed body, a newer schema) is set aside in
-`notify.dead-letters` for an operator instead of blocking the queue.
+read (a malformed body, a newer schema), or whose values the database
+refuses for good, is set aside in `notify.dead-letters` for an operator
+instead of blocking the queue.
 """
 
 import json
@@ -15,6 +16,7 @@ from collections.abc import Callable
 import aio_pika
 from aio_pika.abc import AbstractIncomingMessage, AbstractQueue
 from aiormq.exceptions import AMQPError, ChannelInvalidStateError
+from sqlalchemy.exc import DataError, IntegrityError
 
 from kernodeck_contracts.events import ALL_EVENTS, Event, TelegramLinkRequested, TelegramUnlinkRequested
 from kernodeck_kit.outbox import Store
@@ -60,14 +62,12 @@ async def consume(queue: AbstractQueue, db: Store, public_url: str, on_queued: C
             try:
                 event = decode(message)
             except ValueError as error:  # a malformed body, or one pydantic refuses
-                metrics.DEAD_LETTERED.inc()
-                log.error(
-                    "an event could not be read: set aside",
-                    extra={"exchange": message.exchange, "routing_key": message.routing_key, "error": str(error)[:300]},
-                )
-                await message.reject(requeue=False)
+                await _set_aside(message, str(error))
                 continue
-            queued = await in_thread(apply_event, db, event, public_url, utcnow())
+            queued = await in_thread(_apply, db, event, public_url)
+            if queued is None:
+                await _set_aside(message, "the database refused what it carries")
+                continue
             if queued:
                 on_queued()
             try:
@@ -75,3 +75,22 @@ async def consume(queue: AbstractQueue, db: Store, public_url: str, on_queued: C
             except (AMQPError, ChannelInvalidStateError, ConnectionError):
                 # The connection dropped: the broker delivers the event again, and it is recognised then.
                 log.warning("an event's acknowledgement was lost", extra={"event_id": event.event_id})
+
+
+def _apply(db: Store, event: Event, public_url: str) -> int | None:
+    """The messages queued; None when the database refuses the event's values for good (a value too long for
+    its column...), which no retry would change. A database that is away raises, and is tried again."""
+    try:
+        return apply_event(db, event, public_url, utcnow())
+    except (DataError, IntegrityError):
+        log.exception("an event the database refuses", extra={"event_id": event.event_id})
+        return None
+
+
+async def _set_aside(message: AbstractIncomingMessage, error: str) -> None:
+    metrics.DEAD_LETTERED.inc()
+    log.error(
+        "an event could not be applied: set aside",
+        extra={"exchange": message.exchange, "routing_key": message.routing_key, "error": error[:300]},
+    )
+    await message.reject(requeue=False)

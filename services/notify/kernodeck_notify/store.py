@@ -85,6 +85,9 @@ class DeliveryRow(SQLModel, table=True):
 
 
 def add_link_token(session: Session, link: PendingLink) -> None:
+    """Keep a token's hash (a hash already known is kept as it is: used or not)."""
+    if session.get(LinkTokenRow, link.token_hash) is not None:
+        return
     session.add(
         LinkTokenRow(
             token_hash=link.token_hash,

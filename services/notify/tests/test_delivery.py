@@ -162,7 +162,7 @@ def test_killed_mid_send_nothing_is_lost_and_only_what_was_out_can_come_twice(
     print(f"\nkilled with {len(chats)} messages out: {duplicates} duplicates, none lost")
 
 
-def test_an_event_that_cannot_be_read_is_set_aside_and_the_next_one_goes_through(
+def test_an_event_that_cannot_be_read_or_stored_is_set_aside_and_the_next_one_goes_through(
     notify_factory, fresh_postgres, double, vhost
 ):
     notify = notify_factory(fresh_postgres).start()
@@ -177,14 +177,15 @@ def test_an_event_that_cannot_be_read_is_set_aside_and_the_next_one_goes_through
             "payload_encoding": "string",
         }
         assert api.post(f"/exchanges/{vhost_name}/orders.events/publish", json=bad).json()["routed"]
+        publish(vhost, order_created(account, "x" * 100))  # longer than any order id: PostgreSQL refuses it
         publish(vhost, order_created(account, "after-the-bad-one"))
         wait_orders(double, {601: ["after-the-bad-one"]})
         dead = api.post(
             f"/queues/{vhost_name}/notify.dead-letters/get",
             json={"count": 10, "ackmode": "ack_requeue_false", "encoding": "auto"},
         ).json()
-    assert notify.metric("kernodeck_notify_events_dead_lettered_total") == 1
-    assert [json.loads(message["payload"]) for message in dead] == [{"order_id": 42}]
+    assert notify.metric("kernodeck_notify_events_dead_lettered_total") == 2
+    assert [json.loads(message["payload"])["order_id"] for message in dead] == [42, "x" * 100]
 
 
 def test_the_logs_never_show_the_bot_token(notify_factory, fresh_postgres, double, vhost):
@@ -200,3 +201,20 @@ def test_the_logs_never_show_the_bot_token(notify_factory, fresh_postgres, doubl
     assert "getUpdates" in log or "sendMessage" in log  # DEBUG logs name the calls
     assert double.token not in log and double.token.split(":")[1] not in log
     assert f"{PUBLIC_URL}/orders/while-down" in double.api.messages(701)[-1].text
+
+
+def test_a_stop_waits_for_the_messages_that_are_out_so_a_restart_sends_nothing_twice(
+    notify_factory, fresh_postgres, double, vhost
+):
+    notify = notify_factory(fresh_postgres).start()
+    account = accounts(1)[0]
+    notify.link(801, account)
+    double.api.hold_answers(1, seconds=2)
+    publish(vhost, order_created(account, "out-at-the-stop"))
+    assert double.api.wait_for(lambda: double.api.held == 0)
+    notify.stop()  # SIGTERM while Telegram holds its answer back
+    assert [row[2] for row in deliveries(fresh_postgres) if row[1] == "order_created"] == ["sent"]
+    notify.start()
+    publish(vhost, order_created(account, "after-the-restart"))
+    wait_orders(double, {801: ["out-at-the-stop", "after-the-restart"]})
+    assert order_ids(double.api.messages(801)) == ["out-at-the-stop", "after-the-restart"]
