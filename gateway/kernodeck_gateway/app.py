@@ -7,7 +7,18 @@ from fastapi import FastAPI
 from kernodeck_gateway import problems
 from kernodeck_gateway.body_limit import BodyLimitMiddleware
 from kernodeck_gateway.http_metrics import MetricsMiddleware
-from kernodeck_gateway.routes import accounts, admin, balance, catalog, health, orders, payments, ssh_key, telegram, topups
+from kernodeck_gateway.routes import (
+    accounts,
+    admin,
+    balance,
+    catalog,
+    health,
+    orders,
+    payments,
+    ssh_key,
+    telegram,
+    topups,
+)
 from kernodeck_gateway.rpc import RpcClient
 from kernodeck_gateway.settings import GatewaySettings
 
