@@ -1,6 +1,7 @@
 """Catalog rules: what can be ordered and what it costs. No I/O."""
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import Quote
@@ -80,6 +81,21 @@ class Catalog:
             total_usd_cents=lot_price * lots,
             available=lots <= gpu.available_lots,
         )
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """Provisioning's count of the lots of one model it can still deliver, as of when it counted."""
+
+    available_lots: int
+    as_of: datetime | None = None  # None: the operator's initial count, before provisioning's first
+
+    def update(self, available_lots: int, as_of: datetime) -> "Capacity | None":
+        """The count after provisioning's `available_lots` as of `as_of`; None when it is not newer (counts can
+        arrive out of order). A negative count is none."""
+        if self.as_of is not None and as_of <= self.as_of:
+            return None
+        return Capacity(max(0, available_lots), as_of)
 
 
 def _is_int(value) -> bool:

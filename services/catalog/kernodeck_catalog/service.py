@@ -6,11 +6,13 @@ from dataclasses import asdict
 from nameko.rpc import rpc
 
 from kernodeck_catalog.domain import DURATIONS_DAYS, MAX_LOTS, MIN_LOTS, Catalog
-from kernodeck_catalog.store import load_catalog, set_available_lots
+from kernodeck_catalog.store import SqlCatalog
+from kernodeck_catalog.use_cases import apply_capacity, current_catalog
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import CapacityChanged
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.units import SqlUnits
 
 # Replicas each keep a copy; capacity events reach one replica, so the copy
 # expires quickly rather than waiting for an invalidation that never comes.
@@ -25,12 +27,15 @@ class CatalogService:
 
     _cache: tuple[float, Catalog] | None = None
 
+    @property
+    def units(self) -> SqlUnits:
+        return SqlUnits(self.db, SqlCatalog)
+
     def _catalog(self) -> Catalog:
         cached = CatalogService._cache
         if cached is not None and time.monotonic() - cached[0] < CACHE_SECONDS:
             return cached[1]
-        with self.db.read() as session:
-            catalog = load_catalog(session)
+        catalog = current_catalog(self.units)
         CatalogService._cache = (time.monotonic(), catalog)
         return catalog
 
@@ -57,8 +62,5 @@ class CatalogService:
 
     @consumer(CapacityChanged.source, CapacityChanged.type)
     def on_capacity_changed(self, payload: dict) -> None:
-        event = CapacityChanged.from_message(payload)
-        with self.db.consume("capacity", event) as tx:
-            if tx is not None:
-                set_available_lots(tx.session, event.model_id, event.available_lots, event.occurred_at)
+        apply_capacity(self.units, CapacityChanged.from_message(payload))
         CatalogService._cache = None

@@ -4,8 +4,9 @@ from datetime import datetime
 
 from sqlmodel import Column, Field, Session, SQLModel, select
 
-from kernodeck_catalog.domain import DURATIONS_DAYS, Catalog, GpuModel, Preparation
+from kernodeck_catalog.domain import DURATIONS_DAYS, Capacity, Catalog, GpuModel, Preparation
 from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import Tx
 from kernodeck_kit.types import UtcDateTime
 
 
@@ -91,15 +92,24 @@ def load_catalog(session: Session) -> Catalog:
     )
 
 
-def set_available_lots(session: Session, model_id: str, available_lots: int, as_of: datetime) -> bool:
-    """Apply provisioning's count unless a newer one was applied already."""
-    row = session.get(GpuModelRow, model_id)
-    if row is None or (row.capacity_as_of is not None and as_of <= row.capacity_as_of):
-        return False
-    row.available_lots = max(0, available_lots)
-    row.capacity_as_of = as_of
-    session.add(row)
-    return True
+class SqlCatalog:
+    """The catalog's unit of work on one database transaction."""
+
+    def __init__(self, tx: Tx):
+        self.session = tx.session
+        self.emit = tx.emit
+
+    def catalog(self) -> Catalog:
+        return load_catalog(self.session)
+
+    def capacity(self, model_id: str) -> Capacity | None:
+        row = self.session.get(GpuModelRow, model_id)
+        return None if row is None else Capacity(row.available_lots, row.capacity_as_of)
+
+    def set_capacity(self, model_id: str, capacity: Capacity) -> None:
+        row = self.session.get(GpuModelRow, model_id)
+        row.available_lots, row.capacity_as_of = capacity.available_lots, capacity.as_of
+        self.session.add(row)
 
 
 def seed(database_url: str, catalog: Catalog) -> None:

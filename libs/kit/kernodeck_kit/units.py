@@ -1,0 +1,84 @@
+"""Units of work: what a use case reads and changes in one transaction, and the events it emits with it.
+
+A service's use cases take their unit (the service's repositories and `emit`) from `Units`:
+`SqlUnits` opens one per database transaction of the service's Store (events leave through the outbox),
+`MemoryUnits` one over plain objects, so that tests run the same use cases, rules and all, in
+milliseconds. Both have `consume(consumer, event)`, which gives None for an event applied before.
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from copy import deepcopy
+from typing import Generic, Protocol, TypeVar
+
+from kernodeck_contracts.events import Event
+from kernodeck_kit.outbox import Store, Tx
+
+U = TypeVar("U")
+S = TypeVar("S")
+
+
+class Units(Protocol[U]):
+    def transaction(self) -> Iterator[U]: ...
+
+    def consume(self, consumer: str, event: Event) -> Iterator[U | None]: ...
+
+
+class SqlUnits(Generic[U]):
+    """Units on the service's database: `unit(tx)` builds the service's unit on one transaction."""
+
+    def __init__(self, store: Store, unit: Callable[[Tx], U]):
+        self.store = store
+        self.unit = unit
+
+    @contextmanager
+    def transaction(self) -> Iterator[U]:
+        with self.store.transaction() as tx:
+            yield self.unit(tx)
+
+    @contextmanager
+    def consume(self, consumer: str, event: Event) -> Iterator[U | None]:
+        with self.store.consume(consumer, event) as tx:
+            yield None if tx is None else self.unit(tx)
+
+
+class MemoryUnits(Generic[S, U]):
+    """Units over `state`, the service's tables as plain objects, for tests.
+
+    `unit(state, emit)` builds the service's unit. A transaction works on a copy of the state, kept only
+    when it ends without an error, as a database transaction is; its events are then added to `emitted`.
+    """
+
+    def __init__(self, source: str, state: S, unit: Callable[[S, Callable[[Event], None]], U]):
+        self.source = source
+        self.state = state
+        self.unit = unit
+        self.emitted: list[Event] = []
+        self._applied: set[tuple[str, str]] = set()
+
+    @contextmanager
+    def transaction(self) -> Iterator[U]:
+        working, pending = deepcopy(self.state), []
+
+        def emit(event: Event) -> None:
+            if event.source != self.source:
+                raise ValueError(f"{self.source} cannot emit {event.source}.{event.type}")
+            pending.append(event)
+
+        yield self.unit(working, emit)
+        self.state = working
+        self.emitted.extend(pending)
+
+    @contextmanager
+    def consume(self, consumer: str, event: Event) -> Iterator[U | None]:
+        key = (consumer, event.event_id)
+        if key in self._applied:
+            yield None
+            return
+        with self.transaction() as unit:
+            yield unit
+        self._applied.add(key)
+
+    def of(self, event_type: type[Event]) -> list[Event]:
+        """The events of this type emitted so far, oldest first."""
+        return [event for event in self.emitted if isinstance(event, event_type)]

@@ -1,0 +1,85 @@
+"""Units of work in memory and on the database: the same transaction and consumer semantics."""
+
+import pytest
+from sqlalchemy import func, select
+from sqlmodel import SQLModel
+
+from kernodeck_contracts.events import CapacityChanged, OrderStatusChanged
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import Store
+from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
+from kernodeck_kit.units import MemoryUnits, SqlUnits
+
+
+def changed(order_id: str) -> OrderStatusChanged:
+    return OrderStatusChanged(order_id=order_id, account_id="a1", status="paid", previous_status="awaiting_payment")
+
+
+class Counter:
+    """A unit over a dict of counts."""
+
+    def __init__(self, counts: dict, emit):
+        self.counts = counts
+        self.emit = emit
+
+    def bump(self, key: str) -> None:
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+
+@pytest.fixture
+def units() -> MemoryUnits:
+    return MemoryUnits("orders", {}, Counter)
+
+
+def test_a_transaction_keeps_its_changes_and_its_events_once_it_ends(units):
+    with units.transaction() as unit:
+        unit.bump("o1")
+        unit.emit(changed("o1"))
+        assert units.state == {} and units.emitted == []
+    assert units.state == {"o1": 1}
+    assert [event.order_id for event in units.of(OrderStatusChanged)] == ["o1"]
+
+
+def test_a_transaction_that_fails_leaves_nothing(units):
+    with pytest.raises(RuntimeError), units.transaction() as unit:
+        unit.bump("o1")
+        unit.emit(changed("o1"))
+        raise RuntimeError("refused")
+    assert (units.state, units.emitted) == ({}, [])
+
+
+def test_a_service_emits_only_its_own_events(units):
+    with (
+        pytest.raises(ValueError, match=r"orders cannot emit provisioning\.capacity_changed"),
+        units.transaction() as unit,
+    ):
+        unit.emit(CapacityChanged(model_id="h100", available_lots=1))
+
+
+def test_an_event_is_applied_once_and_again_after_a_failure(units):
+    event = changed("o1")
+    with pytest.raises(RuntimeError), units.consume("payments", event) as unit:
+        unit.bump("o1")
+        raise RuntimeError("the database is down")
+    for _ in range(2):
+        with units.consume("payments", event) as unit:
+            if unit is not None:
+                unit.bump("o1")
+    assert units.state == {"o1": 1}
+
+
+def test_sql_units_apply_an_event_once_and_emit_through_the_outbox(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'units.db'}")
+    SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
+    units = SqlUnits(Store(engine, "orders", relay=None), lambda tx: tx)
+    event = changed("o1")
+    applied = []
+    for _ in range(2):
+        with units.consume("payments", event) as tx:
+            if tx is not None:
+                tx.emit(changed("o2"))
+                applied.append(event.event_id)
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(OutboxMessage)).scalar_one() == 1
+    assert applied == [event.event_id]
+    engine.dispose()
