@@ -22,6 +22,30 @@ _EMAIL = re.compile(r"^[^@\s\x00-\x1f\x7f]{1,64}@(?:[^@\s\x00-\x1f\x7f.]+\.)+[^@
 
 
 @dataclass(frozen=True)
+class Account:
+    id: str
+    first_name: str
+    last_name: str
+    email: str
+    email_normalized: str
+    password_hash: str = field(repr=False)
+    is_operator: bool
+    created_at: datetime
+
+
+def email_taken() -> ServiceError:
+    return ServiceError(ErrorCode.EMAIL_TAKEN, "an account with this email already exists")
+
+
+def invalid_credentials() -> ServiceError:
+    return ServiceError(ErrorCode.INVALID_CREDENTIALS, "email or password is incorrect")
+
+
+def unauthenticated() -> ServiceError:
+    return ServiceError(ErrorCode.UNAUTHENTICATED, "not logged in or session expired")
+
+
+@dataclass(frozen=True)
 class Registration:
     first_name: str
     last_name: str

@@ -4,11 +4,13 @@ from datetime import datetime
 from uuid import uuid4
 
 from sqlalchemy import Index, delete, func, or_, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Column, Field, Session, SQLModel, select
 
-from kernodeck_accounts.domain import Registration
+from kernodeck_accounts.domain import Account, Registration, email_taken
 from kernodeck_kit.db import is_postgres
-from kernodeck_kit.types import UtcDateTime, utcnow
+from kernodeck_kit.outbox import Tx
+from kernodeck_kit.types import UtcDateTime
 
 
 class AccountRow(SQLModel, table=True):
@@ -21,7 +23,7 @@ class AccountRow(SQLModel, table=True):
     email_normalized: str = Field(max_length=254, unique=True)
     password_hash: str
     is_operator: bool = False
-    created_at: datetime = Field(default_factory=utcnow, sa_column=Column(UtcDateTime(), nullable=False))
+    created_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
 
 
 class SessionRow(SQLModel, table=True):
@@ -53,7 +55,7 @@ def find_account(session: Session, email_normalized: str) -> AccountRow | None:
     return session.exec(select(AccountRow).where(AccountRow.email_normalized == email_normalized)).first()
 
 
-def add_account(session: Session, registration: Registration, password_hash: str) -> AccountRow:
+def add_account(session: Session, registration: Registration, password_hash: str, now: datetime) -> AccountRow:
     """Insert and flush, so a concurrent duplicate email fails here with IntegrityError."""
     row = AccountRow(
         first_name=registration.first_name,
@@ -61,6 +63,7 @@ def add_account(session: Session, registration: Registration, password_hash: str
         email=registration.email,
         email_normalized=registration.email_normalized,
         password_hash=password_hash,
+        created_at=now,
     )
     session.add(row)
     session.flush()
@@ -135,3 +138,69 @@ def purge_stale(session: Session, now: datetime, failures_before: datetime) -> N
     """Drop sessions that can no longer open anything and failures no throttle still counts."""
     session.execute(delete(SessionRow).where(or_(SessionRow.expires_at <= now, SessionRow.revoked_at.is_not(None))))
     session.execute(delete(LoginFailureRow).where(LoginFailureRow.at <= failures_before))
+
+
+def _account(row: AccountRow | None) -> Account | None:
+    if row is None:
+        return None
+    return Account(
+        id=row.id,
+        first_name=row.first_name,
+        last_name=row.last_name,
+        email=row.email,
+        email_normalized=row.email_normalized,
+        password_hash=row.password_hash,
+        is_operator=row.is_operator,
+        created_at=row.created_at,
+    )
+
+
+class SqlAccounts:
+    """The accounts' unit of work on one database transaction."""
+
+    def __init__(self, tx: Tx):
+        self.session = tx.session
+        self.emit = tx.emit
+
+    def find_account(self, email_normalized: str) -> Account | None:
+        return _account(find_account(self.session, email_normalized))
+
+    def get_account(self, account_id: str) -> Account | None:
+        return _account(self.session.get(AccountRow, account_id))
+
+    def add_account(self, registration: Registration, password_hash: str, now: datetime) -> Account:
+        """The new account; email_taken when another has the email, a concurrent registration included."""
+        try:
+            return _account(add_account(self.session, registration, password_hash, now))
+        except IntegrityError:
+            raise email_taken() from None
+
+    def set_password_hash(self, account_id: str, password_hash: str) -> None:
+        set_password_hash(self.session, account_id, password_hash)
+
+    def add_session(self, token_hash: str, account_id: str, now: datetime, expires_at: datetime) -> None:
+        add_session(self.session, token_hash, account_id, now, expires_at)
+
+    def session_account(self, token_hash: str, now: datetime) -> Account | None:
+        return _account(session_account(self.session, token_hash, now))
+
+    def revoke_session(self, token_hash: str, now: datetime) -> None:
+        revoke_session(self.session, token_hash, now)
+
+    def lock_login_keys(self, email_normalized: str, client_address: str) -> None:
+        lock_login_keys(self.session, email_normalized, client_address)
+
+    def failures_by_email(self, email_normalized: str, since: datetime) -> list[datetime]:
+        return failures_by_email(self.session, email_normalized, since)
+
+    def failures_by_address(self, client_address: str, since: datetime) -> list[datetime]:
+        return failures_by_address(self.session, client_address, since)
+
+    def record_failure(self, email_normalized: str, client_address: str, at: datetime) -> None:
+        record_failure(self.session, email_normalized, client_address, at)
+
+    def clear_failures(self, email_normalized: str) -> None:
+        clear_failures(self.session, email_normalized)
+
+    def purge_stale(self, now: datetime, failures_before: datetime) -> None:
+        purge_stale(self.session, now, failures_before)

@@ -1,3 +1,4 @@
+import argon2
 import pytest
 from nameko.standalone.rpc import ServiceRpcProxy
 from sqlmodel import Session
@@ -56,3 +57,17 @@ def db(database_url):
     with Session(engine) as session:
         yield session
     engine.dispose()
+
+
+@pytest.fixture
+def verify_calls(monkeypatch):
+    """How many argon2 verifications ran."""
+    calls = []
+    original = argon2.PasswordHasher.verify
+
+    def counting(self, password_hash, password):
+        calls.append(password_hash)
+        return original(self, password_hash, password)
+
+    monkeypatch.setattr(argon2.PasswordHasher, "verify", counting)
+    return calls

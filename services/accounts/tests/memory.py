@@ -1,0 +1,105 @@
+"""The accounts' unit of work on plain objects: their use cases run here without a database."""
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from uuid import uuid4
+
+from kernodeck_accounts.domain import Account, Registration, email_taken
+from kernodeck_kit.units import MemoryUnits
+
+
+@dataclass
+class StoredSession:
+    account_id: str
+    expires_at: datetime
+    revoked_at: datetime | None = None
+
+
+@dataclass
+class AccountTables:
+    accounts: dict[str, Account] = field(default_factory=dict)
+    sessions: dict[str, StoredSession] = field(default_factory=dict)  # by token hash
+    failures: list[tuple[str, str, datetime]] = field(default_factory=list)  # (email, address, at)
+
+
+class MemoryAccounts:
+    def __init__(self, tables: AccountTables, emit):
+        self.tables = tables
+        self.emit = emit
+
+    def find_account(self, email_normalized: str) -> Account | None:
+        return next((a for a in self.tables.accounts.values() if a.email_normalized == email_normalized), None)
+
+    def get_account(self, account_id: str) -> Account | None:
+        return self.tables.accounts.get(account_id)
+
+    def add_account(self, registration: Registration, password_hash: str, now: datetime) -> Account:
+        if self.find_account(registration.email_normalized) is not None:
+            raise email_taken()
+        account = Account(
+            id=uuid4().hex,
+            first_name=registration.first_name,
+            last_name=registration.last_name,
+            email=registration.email,
+            email_normalized=registration.email_normalized,
+            password_hash=password_hash,
+            is_operator=False,
+            created_at=now,
+        )
+        self.tables.accounts[account.id] = account
+        return account
+
+    def set_password_hash(self, account_id: str, password_hash: str) -> None:
+        self.tables.accounts[account_id] = replace(self.tables.accounts[account_id], password_hash=password_hash)
+
+    def add_session(self, token_hash: str, account_id: str, now: datetime, expires_at: datetime) -> None:
+        self.tables.sessions[token_hash] = StoredSession(account_id, expires_at)
+
+    def session_account(self, token_hash: str, now: datetime) -> Account | None:
+        stored = self.tables.sessions.get(token_hash)
+        if stored is None or stored.revoked_at is not None or stored.expires_at <= now:
+            return None
+        return self.tables.accounts[stored.account_id]
+
+    def revoke_session(self, token_hash: str, now: datetime) -> None:
+        stored = self.tables.sessions.get(token_hash)
+        if stored is not None and stored.revoked_at is None:
+            stored.revoked_at = now
+
+    def lock_login_keys(self, email_normalized: str, client_address: str) -> None:
+        """Nothing to lock: one transaction at a time."""
+
+    def failures_by_email(self, email_normalized: str, since: datetime) -> list[datetime]:
+        return [at for email, _, at in self.tables.failures if email == email_normalized and at > since]
+
+    def failures_by_address(self, client_address: str, since: datetime) -> list[datetime]:
+        return [at for _, address, at in self.tables.failures if address == client_address and at > since]
+
+    def record_failure(self, email_normalized: str, client_address: str, at: datetime) -> None:
+        self.tables.failures.append((email_normalized, client_address, at))
+
+    def clear_failures(self, email_normalized: str) -> None:
+        self.tables.failures = [f for f in self.tables.failures if f[0] != email_normalized]
+
+    def purge_stale(self, now: datetime, failures_before: datetime) -> None:
+        self.tables.sessions = {
+            key: s for key, s in self.tables.sessions.items() if s.expires_at > now and s.revoked_at is None
+        }
+        self.tables.failures = [f for f in self.tables.failures if f[2] > failures_before]
+
+
+def memory_units() -> MemoryUnits:
+    return MemoryUnits("accounts", AccountTables(), MemoryAccounts)
+
+
+class Clock:
+    """The time the use cases read; a test moves it on."""
+
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta) -> None:
+        self.now += timedelta(**delta)
