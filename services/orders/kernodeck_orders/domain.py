@@ -48,6 +48,10 @@ def summary_of(quote: Quote) -> OrderSummary:
     return OrderSummary.model_validate(quote.model_dump())
 
 
+class StaleOrder(Exception):
+    """Another worker changed the order since it was read."""
+
+
 @dataclass(frozen=True)
 class TimelineEntry:
     at: datetime
@@ -110,7 +114,9 @@ def check_delivery_wishes(preparation: str, ssh_public_key, preparation_note) ->
             errors.append({"field": "ssh_public_key", "message": str(error)})
     if preparation_note is not None:
         if preparation != CUSTOM:
-            errors.append({"field": "preparation_note", "message": "a description goes only with the custom preparation"})
+            errors.append(
+                {"field": "preparation_note", "message": "a description goes only with the custom preparation"}
+            )
         elif not isinstance(preparation_note, str) or not preparation_note.strip():
             errors.append({"field": "preparation_note", "message": "describe the environment you want"})
         elif len(preparation_note) > PREPARATION_NOTE_MAX:

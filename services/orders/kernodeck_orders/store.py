@@ -6,8 +6,9 @@ from sqlalchemy import Index, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
+from kernodeck_kit.outbox import Tx
 from kernodeck_kit.types import UtcDateTime
-from kernodeck_orders.domain import Order, OrderStatus, RentalDates, TimelineEntry
+from kernodeck_orders.domain import Order, OrderStatus, RentalDates, StaleOrder, TimelineEntry
 
 
 class OrderRow(SQLModel, table=True):
@@ -49,10 +50,6 @@ class TimelineRow(SQLModel, table=True):
     at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
     kind: str = Field(max_length=32)
     detail: str = ""
-
-
-class StaleOrder(Exception):
-    """Another worker changed the order since it was read."""
 
 
 def add_order(session: Session, order: Order) -> None:
@@ -153,3 +150,32 @@ def _order(row: OrderRow, timeline: list[TimelineEntry]) -> Order:
         preparation_note=row.preparation_note,
         rental=None if row.delivered_at is None else RentalDates(row.delivered_at, row.starts_at, row.ends_at),
     )
+
+
+class SqlOrders:
+    """The orders' unit of work on one database transaction."""
+
+    def __init__(self, tx: Tx):
+        self.session = tx.session
+        self.emit = tx.emit
+
+    def add(self, order: Order) -> None:
+        add_order(self.session, order)
+
+    def get(self, order_id: str) -> Order | None:
+        return get_order(self.session, order_id)
+
+    def list_for(self, account_id: str) -> list[Order]:
+        return list_orders(self.session, account_id)
+
+    def save_transition(self, order: Order, entry: TimelineEntry) -> None:
+        save_transition(self.session, order, entry)
+
+    def save_rental(self, order: Order) -> None:
+        save_rental(self.session, order)
+
+    def add_note(self, order: Order, entry: TimelineEntry) -> None:
+        add_note(self.session, order, entry)
+
+    def unpaid_order_ids(self, created_before: datetime, limit: int) -> list[str]:
+        return unpaid_order_ids(self.session, created_before, limit)

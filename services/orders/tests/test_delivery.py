@@ -94,9 +94,15 @@ def test_provisioning_events_move_the_order_and_give_it_its_dates(orders, config
     def send(event):
         dispatch(event.source, event.type, event.to_message())
 
-    send(PaymentSettled(payment_id="p1", order_id=order["id"], account_id="a1", amount_usd_cents=18_900, method="balance"))
+    send(
+        PaymentSettled(
+            payment_id="p1", order_id=order["id"], account_id="a1", amount_usd_cents=18_900, method="balance"
+        )
+    )
     now = datetime.now(UTC)
-    ready = RentalReady(order_id=order["id"], account_id="a1", delivered_at=now, starts_at=now, ends_at=now + timedelta(days=3))
+    ready = RentalReady(
+        order_id=order["id"], account_id="a1", delivered_at=now, starts_at=now, ends_at=now + timedelta(days=3)
+    )
     send(ready)  # may come before ProvisioningStarted, and even before orders applied its own `paid`
     send(ProvisioningStarted(order_id=order["id"], account_id="a1"))
     shown = wait_for(lambda: orders.get_order("a1", order["id"]), lambda o: o["status"] == "ready")
@@ -111,7 +117,9 @@ def test_provisioning_events_move_the_order_and_give_it_its_dates(orders, config
 def test_a_failed_delivery_fails_the_order_with_its_reason(orders, config):
     order = orders.create_order("a1", "h100", 3, 1, "ubuntu")
     dispatch = event_dispatcher(config)
-    settled = PaymentSettled(payment_id="p1", order_id=order["id"], account_id="a1", amount_usd_cents=1, method="balance")
+    settled = PaymentSettled(
+        payment_id="p1", order_id=order["id"], account_id="a1", amount_usd_cents=1, method="balance"
+    )
     dispatch(settled.source, settled.type, settled.to_message())
     failed = ProvisioningFailed(order_id=order["id"], account_id="a1", reason="no_node_passed: cpu_fallback")
     dispatch(failed.source, failed.type, failed.to_message())

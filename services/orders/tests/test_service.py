@@ -1,9 +1,11 @@
+"""The orders service on the broker and PostgreSQL: RPC, events and the sweep's timer; the rules are in
+test_use_cases.py."""
+
 from datetime import UTC, datetime, timedelta
 
 import eventlet
 import pytest
 from nameko.standalone.rpc import ServiceRpcProxy
-from nameko.testing.services import entrypoint_hook
 from nameko.testing.utils import get_extension
 from sqlalchemy import text
 
@@ -97,74 +99,10 @@ def test_the_catalogs_refusal_comes_through_as_it_is(orders):
     assert orders.list_orders(ALICE) == []
 
 
-def test_no_order_when_capacity_is_short(orders, catalog):
-    name, backend, gpus_per_lot, prices, _ = catalog["h100"]
-    catalog["h100"] = (name, backend, gpus_per_lot, prices, 1)
-
-    error = refusal(orders.create_order, ALICE, "h100", 3, 2, "ubuntu")
-    assert (error.code, error.detail) == ("out_of_capacity", "NVIDIA H100 SXM has fewer than 2 lots free right now")
-    assert orders.list_orders(ALICE) == []
-    assert orders.create_order(ALICE, "h100", 3, 1, "ubuntu")["status"] == "awaiting_payment"
-
-
 def test_without_the_catalog_the_answer_is_service_unavailable(container_factory, config):
     container_factory(OrdersService, config).start()
     with ServiceRpcProxy("orders", config) as orders:
         assert refusal(orders.create_order, ALICE, "h100", 3, 1, "ubuntu").code == "service_unavailable"
-
-
-def test_another_accounts_order_looks_like_a_missing_one(orders):
-    order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
-
-    missing = refusal(orders.get_order, BOB, "0" * 32)
-    for call in (orders.get_order, orders.cancel_order):
-        hidden = refusal(call, BOB, order["id"])
-        assert (hidden.code, hidden.detail) == (missing.code, missing.detail) == ("not_found", "no such order")
-    assert orders.get_order(ALICE, order["id"])["status"] == "awaiting_payment"
-
-
-def test_a_customer_cancels_an_unpaid_order_once(orders, events):
-    order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
-
-    cancelled = orders.cancel_order(ALICE, order["id"])
-    assert cancelled["status"] == "cancelled"
-    assert [(e["kind"], e["detail"]) for e in cancelled["timeline"]] == [
-        ("created", ""),
-        ("cancelled", "customer_request"),
-    ]
-    assert orders.get_order(ALICE, order["id"]) == cancelled
-    assert refusal(orders.cancel_order, ALICE, order["id"]).code == "invalid_state"
-
-    [changed] = events.wait("order_status_changed")
-    assert (changed["order_id"], changed["previous_status"], changed["status"], changed["reason"]) == (
-        order["id"],
-        "awaiting_payment",
-        "cancelled",
-        "customer_request",
-    )
-
-
-def test_the_sweep_cancels_unpaid_orders_past_the_ttl(orders, orders_container, events, database_url):
-    old = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
-    fresh = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
-    backdate(database_url, old["id"], minutes=PAST_THE_TTL)
-
-    with entrypoint_hook(orders_container, "cancel_unpaid_orders") as sweep:
-        assert sweep() == 1
-        assert sweep() == 0
-
-    swept = orders.get_order(ALICE, old["id"])
-    assert swept["status"] == "cancelled"
-    assert (swept["timeline"][-1]["kind"], swept["timeline"][-1]["detail"]) == ("cancelled", "unpaid_timeout")
-    assert orders.get_order(ALICE, fresh["id"])["status"] == "awaiting_payment"
-
-    [changed] = events.wait("order_status_changed")
-    assert (changed["order_id"], changed["account_id"], changed["previous_status"], changed["reason"]) == (
-        old["id"],
-        ALICE,
-        "awaiting_payment",
-        "unpaid_timeout",
-    )
 
 
 def test_the_sweep_runs_on_its_configured_interval(container_factory, catalog, config, rabbit_config, database_url):

@@ -7,7 +7,7 @@ from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.testing import truncate_all
 from kernodeck_orders import store
-from kernodeck_orders.domain import OrderStatus, new_order, transition
+from kernodeck_orders.domain import OrderStatus, StaleOrder, new_order, transition
 
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 SUMMARY = OrderSummary(
@@ -51,7 +51,7 @@ def test_two_workers_cannot_both_move_the_same_order(engine):
         store.save_transition(first, mine, transition(mine, OrderStatus.PAID, T0 + timedelta(minutes=1), "paid"))
         first.commit()
         late = transition(theirs, OrderStatus.CANCELLED, T0 + timedelta(minutes=2), "unpaid_timeout")
-        with pytest.raises(store.StaleOrder):
+        with pytest.raises(StaleOrder):
             store.save_transition(second, theirs, late)
         second.rollback()
 

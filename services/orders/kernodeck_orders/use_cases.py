@@ -1,0 +1,207 @@
+"""The orders' use cases, on a unit of work (the database's in the service, plain objects in tests)."""
+
+import logging
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import Event, PaymentRefused, PaymentReported, PaymentSettled, RentalExtended
+from kernodeck_contracts.rpc import Quote
+from kernodeck_kit.types import rfc3339
+from kernodeck_kit.units import Units
+from kernodeck_orders.domain import (
+    PAYMENT_REPORTED,
+    RENTAL_EXTENDED,
+    UNPAID_TIMEOUT,
+    Order,
+    OrderStatus,
+    RentalDates,
+    StaleOrder,
+    TimelineEntry,
+    cancel_by_customer,
+    follow_delivery,
+    is_due_for_cancellation,
+    new_order,
+    note,
+    summary_of,
+    transition,
+)
+from kernodeck_orders.events import order_created, status_changed
+
+log = logging.getLogger(__name__)
+
+
+class OrdersUnit(Protocol):
+    def add(self, order: Order) -> None: ...
+    def get(self, order_id: str) -> Order | None: ...
+    def list_for(self, account_id: str) -> list[Order]:
+        """The account's orders, newest first."""
+
+    def save_transition(self, order: Order, entry: TimelineEntry) -> None:
+        """Record a status change made on `order`; StaleOrder when it moved since it was read."""
+
+    def save_rental(self, order: Order) -> None:
+        """Record the rental's dates as provisioning reported them."""
+
+    def add_note(self, order: Order, entry: TimelineEntry) -> None: ...
+    def unpaid_order_ids(self, created_before: datetime, limit: int) -> list[str]:
+        """Orders awaiting payment created before `created_before`, oldest first."""
+
+    def emit(self, event: Event) -> None: ...
+
+
+class OrderNotPaidYet(Exception):
+    """A delivery event came before the order's own `paid`: the event is retried after a pause."""
+
+
+def create_order(
+    units: Units[OrdersUnit],
+    order_id: str,
+    account_id: str,
+    quote: Quote,
+    now: datetime,
+    ssh_public_key: str | None = None,
+    preparation_note: str | None = None,
+) -> Order:
+    if not quote.available:
+        raise ServiceError(
+            ErrorCode.OUT_OF_CAPACITY, f"{quote.model_name} has fewer than {quote.lots} lots free right now"
+        )
+    order = new_order(order_id, account_id, summary_of(quote), now, ssh_public_key, preparation_note)
+    with units.transaction() as unit:
+        unit.add(order)
+        unit.emit(order_created(order))
+    return order
+
+
+def list_orders(units: Units[OrdersUnit], account_id: str) -> list[Order]:
+    with units.transaction() as unit:
+        return unit.list_for(account_id)
+
+
+def get_order(units: Units[OrdersUnit], account_id: str, order_id: str) -> Order:
+    with units.transaction() as unit:
+        return _owned(unit.get(order_id), account_id)
+
+
+def cancel_order(units: Units[OrdersUnit], account_id: str, order_id: str, now: datetime) -> Order:
+    with units.transaction() as unit:
+        order = _owned(unit.get(order_id), account_id)
+        previous = order.status
+        _record(unit, order, previous, cancel_by_customer(order, now))
+    return order
+
+
+def cancel_unpaid_orders(units: Units[OrdersUnit], now: datetime, unpaid_ttl: timedelta, batch: int) -> int:
+    """Cancel the orders left unpaid past the TTL, up to `batch`; how many."""
+    with units.transaction() as unit:
+        candidates = unit.unpaid_order_ids(created_before=now - unpaid_ttl, limit=batch)
+    return sum(_cancel_if_unpaid(units, order_id, now, unpaid_ttl) for order_id in candidates)
+
+
+def _cancel_if_unpaid(units: Units[OrdersUnit], order_id: str, now: datetime, unpaid_ttl: timedelta) -> bool:
+    try:
+        with units.transaction() as unit:
+            order = unit.get(order_id)
+            if not is_due_for_cancellation(order, now, unpaid_ttl):
+                return False
+            previous = order.status
+            _record(unit, order, previous, transition(order, OrderStatus.CANCELLED, now, UNPAID_TIMEOUT))
+    except ServiceError:
+        log.info("order moved while the sweep cancelled it; left as it is", extra={"order_id": order_id})
+        return False
+    log.info("unpaid order cancelled", extra={"order_id": order_id})
+    return True
+
+
+def apply_payment_settled(units: Units[OrdersUnit], event: PaymentSettled, now: datetime) -> None:
+    """A settled payment makes its order paid; one the order cannot take goes back as refused."""
+    with units.consume("payments.payment_settled", event) as unit:
+        if unit is None:
+            return
+        order = unit.get(event.order_id)
+        if order is None or order.account_id != event.account_id:
+            _refuse(unit, event, "unknown_order")
+        elif order.status != OrderStatus.AWAITING_PAYMENT:
+            _refuse(unit, event, f"order_{order.status.value}")
+        else:
+            previous = order.status
+            _record(unit, order, previous, transition(order, OrderStatus.PAID, now, f"paid: {event.method}"))
+
+
+def note_payment_reported(units: Units[OrdersUnit], event: PaymentReported, now: datetime) -> None:
+    """The customer's "J'ai payé" goes into the order's timeline; the order does not move."""
+    if event.order_id is None:
+        return
+    with units.consume("payments.payment_reported", event) as unit:
+        order = unit.get(event.order_id) if unit is not None else None
+        if order is not None and order.account_id == event.account_id:
+            entry = note(order, now, PAYMENT_REPORTED, f"the customer reports paying with {event.network}")
+            unit.add_note(order, entry)
+
+
+def follow_delivery_event(
+    units: Units[OrdersUnit], event: Event, target: OrderStatus, reason: str, now: datetime, dates: RentalDates | None
+) -> None:
+    """Provisioning's report moves the order (through any status it skipped), once per event."""
+    with units.consume(f"provisioning.{event.type}", event) as unit:
+        order = unit.get(event.order_id) if unit is not None else None
+        if order is None:
+            return
+        if order.status == OrderStatus.AWAITING_PAYMENT:
+            raise OrderNotPaidYet(event.order_id)  # orders' own `paid` is still being applied: retried
+        previous = order.status
+        for entry in follow_delivery(order, target, now, reason):
+            _record(unit, order, previous, entry)
+            previous = order.status
+        if dates is not None and order.rental is None:
+            order.rental = dates
+            unit.save_rental(order)
+
+
+def note_delivery_event(units: Units[OrdersUnit], event: Event, kind: str, detail: str, now: datetime) -> None:
+    with units.consume(f"provisioning.{event.type}", event) as unit:
+        order = unit.get(event.order_id) if unit is not None else None
+        if order is not None:
+            unit.add_note(order, note(order, now, kind, detail))
+
+
+def extend_rental(units: Units[OrdersUnit], event: RentalExtended, now: datetime) -> None:
+    with units.consume("provisioning.rental_extended", event) as unit:
+        order = unit.get(event.order_id) if unit is not None else None
+        if order is None or order.rental is None:
+            return
+        order.rental.ends_at = event.ends_at
+        unit.save_rental(order)
+        unit.add_note(order, note(order, now, RENTAL_EXTENDED, f"the term now ends {rfc3339(event.ends_at)}"))
+
+
+def _owned(order: Order | None, account_id: str) -> Order:
+    # Another account's order gets the same answer as a missing one: its existence is not revealed.
+    if order is None or order.account_id != account_id:
+        raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
+    return order
+
+
+def _refuse(unit: OrdersUnit, event: PaymentSettled, reason: str) -> None:
+    log.warning(
+        "settled payment refused", extra={"order_id": event.order_id, "payment_id": event.payment_id, "reason": reason}
+    )
+    unit.emit(
+        PaymentRefused(
+            order_id=event.order_id,
+            account_id=event.account_id,
+            payment_id=event.payment_id,
+            amount_usd_cents=event.amount_usd_cents,
+            reason=reason,
+        )
+    )
+
+
+def _record(unit: OrdersUnit, order: Order, previous: OrderStatus, entry: TimelineEntry) -> None:
+    """Save a status change made on `order` unless another worker changed it meanwhile, and announce it."""
+    try:
+        unit.save_transition(order, entry)
+    except StaleOrder:
+        raise ServiceError(ErrorCode.INVALID_STATE, "the order changed meanwhile; reload it") from None
+    unit.emit(status_changed(order, previous, entry.detail))

@@ -1,0 +1,56 @@
+"""The orders' unit of work on plain objects: their use cases run here without a database.
+
+Reads hand out copies and a status change is kept only when saved, as with the database.
+"""
+
+from copy import deepcopy
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kernodeck_kit.units import MemoryUnits
+from kernodeck_orders.domain import Order, OrderStatus, StaleOrder, TimelineEntry
+
+
+@dataclass
+class OrderTables:
+    orders: dict[str, Order] = field(default_factory=dict)
+
+
+class MemoryOrders:
+    def __init__(self, tables: OrderTables, emit):
+        self.tables = tables
+        self.emit = emit
+
+    def add(self, order: Order) -> None:
+        self.tables.orders[order.id] = deepcopy(order)
+
+    def get(self, order_id: str) -> Order | None:
+        return deepcopy(self.tables.orders.get(order_id))
+
+    def list_for(self, account_id: str) -> list[Order]:
+        mine = [deepcopy(o) for o in self.tables.orders.values() if o.account_id == account_id]
+        return sorted(mine, key=lambda o: (o.created_at, o.id), reverse=True)
+
+    def save_transition(self, order: Order, entry: TimelineEntry) -> None:
+        if self.tables.orders[order.id].version != order.version:
+            raise StaleOrder(order.id)
+        order.version += 1
+        self.tables.orders[order.id] = deepcopy(order)
+
+    def save_rental(self, order: Order) -> None:
+        self.tables.orders[order.id].rental = deepcopy(order.rental)
+
+    def add_note(self, order: Order, entry: TimelineEntry) -> None:
+        self.tables.orders[order.id].timeline.append(entry)
+
+    def unpaid_order_ids(self, created_before: datetime, limit: int) -> list[str]:
+        unpaid = [
+            o
+            for o in self.tables.orders.values()
+            if o.status == OrderStatus.AWAITING_PAYMENT and o.created_at <= created_before
+        ]
+        return [o.id for o in sorted(unpaid, key=lambda o: o.created_at)][:limit]
+
+
+def memory_units() -> MemoryUnits:
+    return MemoryUnits("orders", OrderTables(), MemoryOrders)

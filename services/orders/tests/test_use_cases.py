@@ -1,0 +1,181 @@
+"""The orders' use cases in memory: creation, cancellation, the unpaid sweep, payments settled and reported."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.events import OrderCreated, OrderStatusChanged, PaymentRefused, PaymentReported, PaymentSettled
+from kernodeck_contracts.rpc import Quote
+from kernodeck_orders import use_cases
+from kernodeck_orders.domain import OrderStatus
+from services.orders.tests.memory import memory_units
+
+ALICE, BOB = "acct-alice", "acct-bob"
+T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
+TTL = timedelta(hours=24)
+QUOTE = Quote(
+    model="h100",
+    model_name="NVIDIA H100 SXM",
+    backend="cuda",
+    duration_days=3,
+    lots=1,
+    gpus_per_lot=1,
+    total_gpus=1,
+    preparation="ubuntu",
+    lot_price_usd_cents=18_900,
+    total_usd_cents=18_900,
+    available=True,
+)
+
+
+@pytest.fixture
+def units():
+    return memory_units()
+
+
+@pytest.fixture
+def order(units):
+    """`order(account=ALICE, at=T0, id=...)`: a new order awaiting payment."""
+    ids = iter(f"o{n}" for n in range(1, 100))
+
+    def create(account_id: str = ALICE, at: datetime = T0):
+        return use_cases.create_order(units, next(ids), account_id, QUOTE, at)
+
+    return create
+
+
+def refusal(call, *args) -> ServiceError:
+    with pytest.raises(ServiceError) as caught:
+        call(*args)
+    return caught.value
+
+
+def settled(order, amount: int = 18_900, account_id: str = ALICE, method: str = "BTC/bitcoin") -> PaymentSettled:
+    return PaymentSettled(
+        payment_id=f"p-{order.id}", order_id=order.id, account_id=account_id, amount_usd_cents=amount, method=method
+    )
+
+
+def status_changes(units) -> list[tuple[str, str, str, str]]:
+    return [(e.order_id, e.previous_status, e.status, e.reason) for e in units.of(OrderStatusChanged)]
+
+
+def test_a_new_order_keeps_the_quote_and_is_announced_with_its_total(units, order):
+    created = order()
+    assert (created.status, created.summary.total_usd_cents) == (OrderStatus.AWAITING_PAYMENT, 18_900)
+    [event] = units.of(OrderCreated)
+    assert (event.order_id, event.account_id, event.total_usd_cents, event.occurred_at) == ("o1", ALICE, 18_900, T0)
+
+
+def test_no_order_when_capacity_is_short(units):
+    short = QUOTE.model_copy(update={"available": False, "lots": 2})
+    error = refusal(use_cases.create_order, units, "o1", ALICE, short, T0)
+    assert (error.code, error.detail) == ("out_of_capacity", "NVIDIA H100 SXM has fewer than 2 lots free right now")
+    assert units.state.orders == {} and units.emitted == []
+
+
+def test_the_accounts_orders_newest_first_and_anothers_look_missing(units, order):
+    first, second = order(at=T0), order(at=T0 + timedelta(minutes=1))
+    assert [o.id for o in use_cases.list_orders(units, ALICE)] == [second.id, first.id]
+    assert use_cases.list_orders(units, BOB) == []
+    for account, order_id in ((BOB, first.id), (ALICE, "missing")):
+        error = refusal(use_cases.get_order, units, account, order_id)
+        assert (error.code, error.detail) == ("not_found", "no such order")
+    assert refusal(use_cases.cancel_order, units, BOB, first.id, T0).code == "not_found"
+
+
+def test_a_customer_cancels_an_unpaid_order_once(units, order):
+    created = order()
+    cancelled = use_cases.cancel_order(units, ALICE, created.id, T0 + timedelta(minutes=5))
+    assert [(e.kind, e.detail) for e in cancelled.timeline] == [("created", ""), ("cancelled", "customer_request")]
+    assert refusal(use_cases.cancel_order, units, ALICE, created.id, T0).code == "invalid_state"
+    assert status_changes(units) == [(created.id, "awaiting_payment", "cancelled", "customer_request")]
+
+
+def test_the_sweep_cancels_only_orders_unpaid_past_the_ttl_oldest_first(units, order):
+    old, older, fresh = order(at=T0 - timedelta(hours=1)), order(at=T0 - timedelta(hours=2)), order(at=T0 + TTL)
+    paid = order(at=T0 - timedelta(hours=3))
+    use_cases.apply_payment_settled(units, settled(paid), T0)
+
+    assert use_cases.cancel_unpaid_orders(units, T0 + TTL, TTL, batch=1) == 1
+    assert use_cases.get_order(units, ALICE, older.id).status == OrderStatus.CANCELLED
+    assert use_cases.cancel_unpaid_orders(units, T0 + TTL, TTL, batch=10) == 1
+    assert use_cases.cancel_unpaid_orders(units, T0 + TTL, TTL, batch=10) == 0
+    statuses = {o.id: o.status for o in use_cases.list_orders(units, ALICE)}
+    assert statuses == {
+        old.id: OrderStatus.CANCELLED,
+        older.id: OrderStatus.CANCELLED,
+        fresh.id: OrderStatus.AWAITING_PAYMENT,
+        paid.id: OrderStatus.PAID,
+    }
+    assert [change[3] for change in status_changes(units)] == ["paid: BTC/bitcoin", "unpaid_timeout", "unpaid_timeout"]
+
+
+def test_a_settled_payment_makes_the_order_paid_once_and_a_redelivery_changes_nothing(units, order):
+    created = order()
+    event = settled(created)
+    use_cases.apply_payment_settled(units, event, T0 + timedelta(minutes=3))
+    use_cases.apply_payment_settled(units, event, T0 + timedelta(minutes=4))
+
+    paid = use_cases.get_order(units, ALICE, created.id)
+    assert (paid.status, paid.timeline[-1].detail, paid.updated_at) == (
+        OrderStatus.PAID,
+        "paid: BTC/bitcoin",
+        T0 + timedelta(minutes=3),
+    )
+    assert status_changes(units) == [(created.id, "awaiting_payment", "paid", "paid: BTC/bitcoin")]
+    assert units.of(PaymentRefused) == []
+
+
+@pytest.mark.parametrize(
+    ("prepare", "account", "reason"),
+    [
+        (lambda units, o: None, BOB, "unknown_order"),
+        (
+            lambda units, o: use_cases.apply_payment_settled(units, settled(o, method="balance"), T0),
+            ALICE,
+            "order_paid",
+        ),
+        (lambda units, o: use_cases.cancel_order(units, ALICE, o.id, T0), ALICE, "order_cancelled"),
+    ],
+    ids=["another account", "paid already", "cancelled"],
+)
+def test_a_payment_the_order_cannot_take_goes_back_as_refused(units, order, prepare, account, reason):
+    created = order()
+    prepare(units, created)
+    event = PaymentSettled(
+        payment_id="p2", order_id=created.id, account_id=account, amount_usd_cents=18_900, method="x"
+    )
+    use_cases.apply_payment_settled(units, event, T0)
+
+    [refused] = units.of(PaymentRefused)
+    assert (refused.payment_id, refused.account_id, refused.amount_usd_cents, refused.reason) == (
+        "p2",
+        account,
+        18_900,
+        reason,
+    )
+
+
+def test_a_payment_for_an_order_never_seen_is_refused(units):
+    event = PaymentSettled(payment_id="p1", order_id="nope", account_id=ALICE, amount_usd_cents=500, method="x")
+    use_cases.apply_payment_settled(units, event, T0)
+    assert [e.reason for e in units.of(PaymentRefused)] == ["unknown_order"]
+
+
+def test_each_i_have_paid_is_noted_once_and_the_order_does_not_move(units, order):
+    created = order()
+
+    def reported(account_id=ALICE, order_id=created.id):
+        return PaymentReported(
+            payment_id="p1", order_id=order_id, account_id=account_id, network="bitcoin", address="a"
+        )
+
+    first = reported()
+    for event in (first, first, reported(), reported(account_id=BOB), reported(order_id=None)):
+        use_cases.note_payment_reported(units, event, T0)
+
+    kept = use_cases.get_order(units, ALICE, created.id)
+    assert [e.kind for e in kept.timeline] == ["created", "payment_reported", "payment_reported"]
+    assert kept.status == OrderStatus.AWAITING_PAYMENT and units.of(OrderStatusChanged) == []
