@@ -51,6 +51,7 @@ class OrderCreated(Event):
     # Not secrets: what provisioning installs for the customer, and the `custom` preparation's wish.
     ssh_public_key: str | None = None
     preparation_note: str | None = None
+    expires_at: datetime | None = None  # when the order lapses unless paid (its payments may not outlive it)
 
 
 class OrderStatusChanged(Event):

@@ -87,7 +87,10 @@ def assess(facts: dict, expect_backend: str | None, expect_gpus: int | None) -> 
         reasons.append(f"fewer_gpus: expected {expect_gpus}, sees {seen}")
     for device in facts["devices"]:
         if not device.get("matches_cpu"):
-            detail = device.get("error") or f"computed on {device.get('computed_on')}, difference {device.get('max_difference')}"
+            detail = (
+                device.get("error")
+                or f"computed on {device.get('computed_on')}, difference {device.get('max_difference')}"
+            )
             reasons.append(f"compute_failed: device {device['index']} ({device['name']}): {detail}")
     return reasons
 

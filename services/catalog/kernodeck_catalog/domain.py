@@ -61,7 +61,9 @@ class Catalog:
         if preparation not in self.preparations:
             errors.append({"field": "preparation", "message": f"unknown preparation {preparation!r}"})
         elif gpu is not None and preparation in gpu.unsupported_preparations:
-            errors.append({"field": "preparation", "message": f"the {preparation} preparation does not run on {gpu.name}"})
+            errors.append(
+                {"field": "preparation", "message": f"the {preparation} preparation does not run on {gpu.name}"}
+            )
         if errors:
             raise ServiceError(ErrorCode.VALIDATION_ERROR, "the order configuration is not valid", errors)
 

@@ -1,10 +1,12 @@
 """The bus events an order's changes produce."""
 
+from datetime import timedelta
+
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_orders.domain import Order, OrderStatus
 
 
-def order_created(order: Order) -> OrderCreated:
+def order_created(order: Order, unpaid_ttl: timedelta) -> OrderCreated:
     summary = order.summary
     return OrderCreated(
         order_id=order.id,
@@ -17,6 +19,7 @@ def order_created(order: Order) -> OrderCreated:
         total_usd_cents=summary.total_usd_cents,
         ssh_public_key=order.ssh_public_key,
         preparation_note=order.preparation_note,
+        expires_at=order.created_at + unpaid_ttl,
         occurred_at=order.created_at,
     )
 

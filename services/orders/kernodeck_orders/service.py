@@ -53,7 +53,9 @@ class OrdersService:
     ) -> dict:
         key, description = check_delivery_wishes(preparation, ssh_public_key, preparation_note)
         quote = Quote.model_validate(call_service(self.catalog.quote, model, duration_days, lots, preparation))
-        order = use_cases.create_order(self.units, uuid4().hex, account_id, quote, utcnow(), key, description)
+        order = use_cases.create_order(
+            self.units, uuid4().hex, account_id, quote, utcnow(), self.settings.unpaid_ttl, key, description
+        )
         return order_view(order)
 
     @rpc(expected_exceptions=ServiceError)

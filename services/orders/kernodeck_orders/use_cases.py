@@ -60,6 +60,7 @@ def create_order(
     account_id: str,
     quote: Quote,
     now: datetime,
+    unpaid_ttl: timedelta,
     ssh_public_key: str | None = None,
     preparation_note: str | None = None,
 ) -> Order:
@@ -70,7 +71,7 @@ def create_order(
     order = new_order(order_id, account_id, summary_of(quote), now, ssh_public_key, preparation_note)
     with units.transaction() as unit:
         unit.add(order)
-        unit.emit(order_created(order))
+        unit.emit(order_created(order, unpaid_ttl))
     return order
 
 

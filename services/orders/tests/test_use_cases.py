@@ -40,7 +40,7 @@ def order(units):
     ids = iter(f"o{n}" for n in range(1, 100))
 
     def create(account_id: str = ALICE, at: datetime = T0):
-        return use_cases.create_order(units, next(ids), account_id, QUOTE, at)
+        return use_cases.create_order(units, next(ids), account_id, QUOTE, at, TTL)
 
     return create
 
@@ -66,11 +66,12 @@ def test_a_new_order_keeps_the_quote_and_is_announced_with_its_total(units, orde
     assert (created.status, created.summary.total_usd_cents) == (OrderStatus.AWAITING_PAYMENT, 18_900)
     [event] = units.of(OrderCreated)
     assert (event.order_id, event.account_id, event.total_usd_cents, event.occurred_at) == ("o1", ALICE, 18_900, T0)
+    assert event.expires_at == T0 + TTL
 
 
 def test_no_order_when_capacity_is_short(units):
     short = QUOTE.model_copy(update={"available": False, "lots": 2})
-    error = refusal(use_cases.create_order, units, "o1", ALICE, short, T0)
+    error = refusal(use_cases.create_order, units, "o1", ALICE, short, T0, TTL)
     assert (error.code, error.detail) == ("out_of_capacity", "NVIDIA H100 SXM has fewer than 2 lots free right now")
     assert units.state.orders == {} and units.emitted == []
 

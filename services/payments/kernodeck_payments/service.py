@@ -5,11 +5,14 @@ from contextlib import contextmanager
 from datetime import timedelta
 from uuid import uuid4
 
+import eventlet
 from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import (
     ChainTransfer,
+    OrderCreated,
+    OrderStatusChanged,
     PaymentRefused,
     PaymentReported,
     PaymentSettled,
@@ -31,6 +34,7 @@ from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.intents import Purpose, TransferState
 from kernodeck_payments.domain.methods import METHODS, find_method
+from kernodeck_payments.domain.orders import PayableOrder, check_payable
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import open_intent
@@ -47,6 +51,7 @@ from kernodeck_payments.store.intents import (
     pending_topup_cents,
     transfers_of,
 )
+from kernodeck_payments.store.orders import payable_order, record_order_status, remember_order
 from kernodeck_payments.store.tables import Topup, WatcherReport
 from kernodeck_payments.views import payment_view, topup_view
 
@@ -54,9 +59,10 @@ log = logging.getLogger(__name__)
 
 SWEEP_BATCH = 200
 WATCHED_PAGE = 5000  # addresses per answer: a million of them would not fit one AMQP message
-AWAITING_PAYMENT = "awaiting_payment"
 # Long enough for orders to turn the debit into `paid`, which makes the hold an allocation.
 BALANCE_HOLD = timedelta(minutes=10)
+# orders publishes a new order right after its commit; a customer may ask to pay it before it reaches payments.
+ORDER_ARRIVAL_S = 2.0
 
 
 class PaymentsService:
@@ -66,7 +72,6 @@ class PaymentsService:
     instrumented = Instrumented()
     settings = Settings(PaymentsSettings)
     rate_sources = RateSources()
-    orders = RpcProxy("orders")
     provisioning = RpcProxy("provisioning")
 
     @rpc
@@ -92,26 +97,25 @@ class PaymentsService:
         order = self._payable_order(account_id, order_id)
         # No instructions for GPUs that are not there: they are held until the intent's deadline first.
         with self._holding(order, utcnow() + self.settings.intent_ttl):
-            return self._open(method, Purpose.ORDER, account_id, order_id, order["summary"]["total_usd_cents"])
+            return self._open(method, Purpose.ORDER, account_id, order_id, order.total_usd_cents)
 
     @contextmanager
-    def _holding(self, order: dict, until):
+    def _holding(self, order: PayableOrder, until):
         """Hold the order's GPUs until `until` (OUT_OF_CAPACITY when they are not there), then run the body;
         a hold this call took is given back if the body is refused, so both happen or neither does."""
-        summary = order["summary"]
         held = call_service(
             self.provisioning.hold_capacity,
-            order["id"],
-            order["account_id"],
-            summary["model"],
-            summary["total_gpus"],
+            order.order_id,
+            order.account_id,
+            order.model_id,
+            order.total_gpus,
             until.isoformat(),
         )
         try:
             yield
         except ServiceError:
             if held["new"]:
-                call_service(self.provisioning.release_hold, order["id"])
+                call_service(self.provisioning.release_hold, order.order_id)
             raise
 
     @rpc(expected_exceptions=ServiceError)
@@ -191,7 +195,7 @@ class PaymentsService:
     @rpc(expected_exceptions=ServiceError)
     def pay_with_balance(self, account_id, order_id) -> dict:
         order = self._payable_order(account_id, order_id)
-        total = order["summary"]["total_usd_cents"]
+        total = order.total_usd_cents
         payment_id = f"balance-{order_id}"
         with self._holding(order, utcnow() + BALANCE_HOLD), self.db.transaction() as tx:
             key = f"balance-payment:{order_id}"
@@ -208,11 +212,31 @@ class PaymentsService:
             )
         return {"payment_id": payment_id, "order_id": order_id, "amount_usd_cents": total}
 
-    def _payable_order(self, account_id, order_id) -> dict:
-        order = call_service(self.orders.get_order, account_id, order_id)
-        if order["status"] != AWAITING_PAYMENT:
-            raise ServiceError(ErrorCode.INVALID_STATE, f"the order is {order['status']}, not awaiting payment")
-        return order
+    def _payable_order(self, account_id, order_id) -> PayableOrder:
+        """The order from payments' own copy; one just created is waited for a moment (its event is on its way)."""
+        deadline = eventlet.hubs.get_hub().clock() + ORDER_ARRIVAL_S
+        while True:
+            with self.db.read() as session:
+                order = payable_order(session, order_id) if isinstance(order_id, str) else None
+            if order is not None or eventlet.hubs.get_hub().clock() > deadline:
+                return check_payable(order, account_id)
+            eventlet.sleep(0.05)
+
+    # --- orders ----------------------------------------------------------
+
+    @consumer(OrderCreated.source, OrderCreated.type)
+    def on_order_created(self, payload):
+        event = OrderCreated.from_message(payload)
+        with self.db.consume("orders.order_created", event) as tx:
+            if tx is not None:
+                remember_order(tx.session, event)
+
+    @consumer(OrderStatusChanged.source, OrderStatusChanged.type)
+    def on_order_status_changed(self, payload):
+        event = OrderStatusChanged.from_message(payload)
+        with self.db.consume("orders.order_status_changed", event) as tx:
+            if tx is not None:
+                record_order_status(tx.session, event)
 
     # --- operators -------------------------------------------------------
 

@@ -1,17 +1,16 @@
-"""Fixtures for the payments service: payments as a real container on the broker and PostgreSQL, next to a
-double of the orders RPC it calls (tests/integration runs it with the real catalog and orders)."""
+"""Fixtures for the payments service: payments as a real container on the broker and PostgreSQL; its
+neighbours are the events they publish (orders' order_created and order_status_changed, the watchers'
+chain events), built from libs/contracts. tests/integration runs it with the real catalog and orders."""
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
 import pytest
-from nameko.rpc import rpc
 from nameko.standalone.rpc import ServiceRpcProxy
 from sqlmodel import Session
 
-from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_contracts.rpc import OrderSummary
+from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.doubles import ProvisioningDouble
 from kernodeck_kit.testing import service_config, truncate_all
@@ -30,20 +29,7 @@ RATES = {"BTC": "50000", "ETH": "2500", "USDT": "1", "USDC": "1", "TRX": "0.25",
 
 
 LOT_PRICES = {("h100", 3): 18_900, ("h100", 7): 42_000}  # cents per lot, as the catalog prices them
-
-
-class OrdersDouble:
-    """Orders' `get_order` as payments calls it: what `orders` holds (id -> order), or orders' not_found."""
-
-    name = "orders"
-    orders: dict = {}
-
-    @rpc(expected_exceptions=ServiceError)
-    def get_order(self, account_id, order_id) -> dict:
-        order = self.orders.get(order_id)
-        if order is None or order["account_id"] != account_id:
-            raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
-        return order
+UNPAID_TTL = timedelta(hours=24)
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +76,6 @@ def check_ledger(database_url: str) -> None:
 def configs(rabbit_config, databases, settings):
     truncate_all(databases["payments"])
     yield {
-        "orders": {**rabbit_config, "serializer": "json"},
         "provisioning": {**rabbit_config, "serializer": "json"},
         "payments": service_config(rabbit_config, databases["payments"], settings),
     }
@@ -113,9 +98,7 @@ def provisioning_double():
 
 @pytest.fixture
 def running(container_factory, configs, provisioning_double):
-    OrdersDouble.orders = {}
-    doubles = {"orders": OrdersDouble, "provisioning": provisioning_double}
-    return start(container_factory, {**doubles, "payments": PaymentsService}, configs)
+    return start(container_factory, {"provisioning": provisioning_double, "payments": PaymentsService}, configs)
 
 
 @pytest.fixture
@@ -124,10 +107,40 @@ def payments(running, configs):
         yield proxy
 
 
+class Orders:
+    """Orders' side of the bus: its order_created and order_status_changed, each waited for until handled."""
+
+    def __init__(self, chain):
+        self.chain = chain
+
+    def created(self, account_id: str, model: str = "h100", days: int = 3, lots: int = 1) -> dict:
+        total = LOT_PRICES[(model, days)] * lots
+        now = datetime.now(UTC)
+        event = OrderCreated(
+            order_id=uuid4().hex,
+            account_id=account_id,
+            model_id=model,
+            duration_days=days,
+            lots=lots,
+            total_gpus=lots,
+            preparation="ubuntu",
+            total_usd_cents=total,
+            expires_at=now + UNPAID_TTL,
+            occurred_at=now,
+        )
+        self.chain.deliver(event)
+        return {"id": event.order_id, "account_id": account_id, "summary": {"total_usd_cents": total}}
+
+    def moved(self, order: dict, status: str) -> None:
+        event = OrderStatusChanged(
+            order_id=order["id"], account_id=order["account_id"], status=status, previous_status="awaiting_payment"
+        )
+        self.chain.deliver(event)
+
+
 @pytest.fixture
-def orders(running) -> dict:
-    """The orders the double answers with, by id: a test changes one's status as orders would."""
-    return OrdersDouble.orders
+def orders(running, watcher) -> Orders:
+    return Orders(watcher)
 
 
 # --- the helpers, as fixtures ------------------------------------------------------------------------
@@ -173,29 +186,5 @@ def payments_db(databases):
 
 @pytest.fixture
 def new_order(orders):
-    """`new_order(account, model="h100", days=3, lots=1)` -> an order awaiting payment, as orders answers it."""
-
-    def create(account_id: str, model: str = "h100", days: int = 3, lots: int = 1) -> dict:
-        lot_price = LOT_PRICES[(model, days)]
-        summary = OrderSummary(
-            model=model,
-            model_name=model.upper(),
-            backend="cuda",
-            duration_days=days,
-            lots=lots,
-            gpus_per_lot=1,
-            total_gpus=lots,
-            preparation="ubuntu",
-            lot_price_usd_cents=lot_price,
-            total_usd_cents=lot_price * lots,
-        )
-        order_id = uuid4().hex
-        orders[order_id] = {
-            "id": order_id,
-            "account_id": account_id,
-            "status": "awaiting_payment",
-            "summary": summary.model_dump(),
-        }
-        return orders[order_id]
-
-    return create
+    """`new_order(account, model="h100", days=3, lots=1)` -> an order awaiting payment, announced as orders does."""
+    return orders.created

@@ -24,6 +24,8 @@ from sqlmodel import Session
 from kernodeck_contracts.events import (
     ChainTransfer,
     Event,
+    OrderCreated,
+    OrderStatusChanged,
     TransferConfirmations,
     TransferConfirmed,
     TransferReverted,
@@ -41,6 +43,8 @@ HANDLERS = {
     TransferConfirmed: "on_transfer_confirmed",
     TransferReverted: "on_transfer_reverted",
     WatcherStatus: "on_watcher_status",
+    OrderCreated: "on_order_created",
+    OrderStatusChanged: "on_order_status_changed",
 }
 
 # The mainnet token contracts (EIP-55 case for Ethereum), as the watchers report them.
@@ -119,7 +123,7 @@ def parse_time(text_value: str) -> datetime:
 
 
 class Chain:
-    """The watchers' side of the bus: publish chain events, wait until payments has handled each."""
+    """The watchers' (and orders') side of the bus: publish their events, wait until payments has handled each."""
 
     def __init__(self, config: dict):
         self._dispatch = event_dispatcher(config)

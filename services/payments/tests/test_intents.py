@@ -259,7 +259,7 @@ def test_another_accounts_order_is_not_found(order, payments):
 
 def test_an_order_no_longer_awaiting_payment_takes_no_intent(order, payments, orders):
     payment = payments.create_order_payment(ACC, order["id"], "BTC", "bitcoin")
-    order["status"] = "paid"
+    orders.moved(order, "paid")
 
     refused = refusal(payments.create_order_payment, ACC, order["id"], "LTC", "litecoin")
     assert (refused.code, refused.detail) == ("invalid_state", "the order is paid, not awaiting payment")

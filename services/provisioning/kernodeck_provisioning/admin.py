@@ -34,7 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("--gpus", type=int, required=True)
     add.add_argument("--note", default="")
     commands.add_parser("list-nodes", help="every node with its state and GPUs in use")
-    for command, state in (("drain", "draining"), ("maintain", "maintenance"), ("enable", "available"), ("retire", "retired")):
+    for command, state in (
+        ("drain", "draining"),
+        ("maintain", "maintenance"),
+        ("enable", "available"),
+        ("retire", "retired"),
+    ):
         sub = commands.add_parser(command, help=f"set a node {state}")
         sub.add_argument("node_id")
         sub.add_argument("--note", default="")
@@ -46,7 +51,16 @@ def main(argv: list[str] | None = None) -> int:
         provisioning = cluster.provisioning
         try:
             if args.command == "add-node":
-                result = call_service(provisioning.add_node, args.host, args.port, args.host_key, args.model, args.gpus, args.note, timeout=30)
+                result = call_service(
+                    provisioning.add_node,
+                    args.host,
+                    args.port,
+                    args.host_key,
+                    args.model,
+                    args.gpus,
+                    args.note,
+                    timeout=30,
+                )
             elif args.command == "list-nodes":
                 result = call_service(provisioning.list_nodes, timeout=30)
             else:

@@ -188,9 +188,7 @@ def place(loads: list[NodeLoad], gpus: int, exclude: tuple[str, ...] = ()) -> Pl
 
 def available_lots(loads: list[NodeLoad], gpus_per_lot: int) -> int:
     """The largest order, in lots, that one node can take now."""
-    return max(
-        (len(load.free) // gpus_per_lot for load in loads if load.node.state == NodeState.AVAILABLE), default=0
-    )
+    return max((len(load.free) // gpus_per_lot for load in loads if load.node.state == NodeState.AVAILABLE), default=0)
 
 
 def hold_lapsed(rental: Rental, now: datetime) -> bool:

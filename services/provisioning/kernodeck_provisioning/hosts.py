@@ -89,13 +89,25 @@ class SshHosts:
             prepared = time.perf_counter()
             report = self._readiness(client, env)
             checked = time.perf_counter()
-        self.last_times = StepTimes(connected - started, user_done - connected, prepared - user_done, checked - prepared)
+        self.last_times = StepTimes(
+            connected - started, user_done - connected, prepared - user_done, checked - prepared
+        )
         log.info(
             "node delivered",
-            extra={"order_id": job.order_id, "node_id": node.id, "framework": report.get("framework", {}).get("version")},
+            extra={
+                "order_id": job.order_id,
+                "node_id": node.id,
+                "framework": report.get("framework", {}).get("version"),
+            },
         )
         if job.preparation == "notebook":
-            return Access(node.host, node.port, job.unix_user, f"http://{node.host}:{env['KD_JUPYTER_PORT']}/lab", env["KD_JUPYTER_TOKEN"])
+            return Access(
+                node.host,
+                node.port,
+                job.unix_user,
+                f"http://{node.host}:{env['KD_JUPYTER_PORT']}/lab",
+                env["KD_JUPYTER_TOKEN"],
+            )
         return Access(node.host, node.port, job.unix_user)
 
     def reclaim(self, node: Node, unix_user: str) -> None:
@@ -104,7 +116,11 @@ class SshHosts:
 
     def _env(self, job: DeliveryJob) -> dict[str, str]:
         gpus = ",".join(str(i) for i in job.gpu_indices)
-        gpu_env = f"ROCR_VISIBLE_DEVICES={gpus} HIP_VISIBLE_DEVICES={gpus}" if job.node.backend == "rocm" else f"CUDA_VISIBLE_DEVICES={gpus}"
+        gpu_env = (
+            f"ROCR_VISIBLE_DEVICES={gpus} HIP_VISIBLE_DEVICES={gpus}"
+            if job.node.backend == "rocm"
+            else f"CUDA_VISIBLE_DEVICES={gpus}"
+        )
         env = {
             "KD_USER": job.unix_user,
             "KD_SSH_KEY": job.ssh_public_key,

@@ -146,7 +146,9 @@ class ProvisioningService:
                 usecases.order_cancelled(uow, event.order_id)
                 return
             if uow.get_order(event.order_id) is None:  # its OrderCreated is late, or came before provisioning ran
-                usecases.order_created(uow, _as_created(call_service(self.orders.get_order, event.account_id, event.order_id)))
+                usecases.order_created(
+                    uow, _as_created(call_service(self.orders.get_order, event.account_id, event.order_id))
+                )
             deliver = usecases.order_paid(uow, event.order_id, self.clock())
         if deliver:
             self._deliver(event.order_id)
@@ -186,7 +188,12 @@ class ProvisioningService:
                 metrics.NODE_REFUSALS.labels(refused.step).inc()
                 log.error(
                     "node refused a delivery; it is out of service until an operator looks at it",
-                    extra={"order_id": order_id, "node_id": job.node.id, "step": refused.step, "reason": refused.reason},
+                    extra={
+                        "order_id": order_id,
+                        "node_id": job.node.id,
+                        "step": refused.step,
+                        "reason": refused.reason,
+                    },
                 )
                 with self.uow() as uow:
                     if not usecases.node_refused(uow, job, str(refused), self.clock()):
@@ -228,7 +235,10 @@ class ProvisioningService:
             self.tools.hosts.reclaim(node, unix_user)
         except NodeRefused as refused:
             metrics.RECLAIM_FAILURES.inc()
-            log.error("a term ended but its node could not be reclaimed yet", extra={"order_id": order_id, "node_id": node_id, "reason": str(refused)})
+            log.error(
+                "a term ended but its node could not be reclaimed yet",
+                extra={"order_id": order_id, "node_id": node_id, "reason": str(refused)},
+            )
             return
         with self.uow() as uow:
             usecases.ended(uow, order_id, now)

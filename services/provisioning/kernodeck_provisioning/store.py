@@ -137,7 +137,9 @@ class SqlUnitOfWork:
         self.session.flush()
 
     def list_models(self):
-        return [GpuModel(r.id, r.backend, r.gpus_per_lot, r.published_lots) for r in self.session.exec(select(ModelRow))]
+        return [
+            GpuModel(r.id, r.backend, r.gpus_per_lot, r.published_lots) for r in self.session.exec(select(ModelRow))
+        ]
 
     def nodes_of_model(self, model_id):
         rows = self.session.exec(select(NodeRow).where(NodeRow.model_id == model_id).order_by(NodeRow.created_at))
@@ -183,7 +185,11 @@ class SqlUnitOfWork:
 
     def save_rental(self, rental):
         row = self.session.get(RentalRow, rental.order_id) or RentalRow(
-            order_id=rental.order_id, account_id=rental.account_id, model_id=rental.model_id, gpus=rental.gpus, status=""
+            order_id=rental.order_id,
+            account_id=rental.account_id,
+            model_id=rental.model_id,
+            gpus=rental.gpus,
+            status="",
         )
         for name in (
             "gpus",
@@ -201,10 +207,18 @@ class SqlUnitOfWork:
             setattr(row, name, getattr(rental, name))
         row.status = rental.status.value
         for name in _LIST_FIELDS:
-            setattr(row, name, json.dumps(sorted(getattr(rental, name)) if name == "payments_in_flight" else list(getattr(rental, name))))
+            setattr(
+                row,
+                name,
+                json.dumps(
+                    sorted(getattr(rental, name)) if name == "payments_in_flight" else list(getattr(rental, name))
+                ),
+            )
         self.session.add(row)
         self.session.execute(delete(GpuClaimRow).where(GpuClaimRow.order_id == rental.order_id))
-        self.session.add_all(GpuClaimRow(node_id=rental.node_id, gpu_index=i, order_id=rental.order_id) for i in rental.claims)
+        self.session.add_all(
+            GpuClaimRow(node_id=rental.node_id, gpu_index=i, order_id=rental.order_id) for i in rental.claims
+        )
         self.session.flush()
 
     def lapsed_holds(self, model_id, now, limit):
@@ -257,7 +271,9 @@ class SqlUnitOfWork:
         return None if row is None else row.public_key
 
     def set_account_key(self, account_id, key, now):
-        row = self.session.get(AccountKeyRow, account_id) or AccountKeyRow(account_id=account_id, public_key="", updated_at=now)
+        row = self.session.get(AccountKeyRow, account_id) or AccountKeyRow(
+            account_id=account_id, public_key="", updated_at=now
+        )
         row.public_key, row.updated_at = key, now
         self.session.add(row)
 

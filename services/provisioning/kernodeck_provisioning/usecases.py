@@ -78,9 +78,7 @@ def loads_of(uow: UnitOfWork, model_id: str) -> list[NodeLoad]:
     return [NodeLoad(n, claimed[n.id]) for n in nodes]
 
 
-def announce_capacity(
-    uow: UnitOfWork, model_id: str, force: bool = False, loads: list[NodeLoad] | None = None
-) -> int:
+def announce_capacity(uow: UnitOfWork, model_id: str, force: bool = False, loads: list[NodeLoad] | None = None) -> int:
     """Tell the catalog the model's free lots when they changed (or always, with `force`); `loads`, when the
     caller has them current, spare reading them again."""
     model = uow.get_model(model_id)
@@ -200,7 +198,10 @@ def order_created(uow: UnitOfWork, event: OrderCreated) -> None:
         try:
             key = canonical_ssh_key(key)
         except InvalidSshKey:
-            log.warning("order created with an unusable SSH key; the account's key will be used", extra={"order_id": event.order_id})
+            log.warning(
+                "order created with an unusable SSH key; the account's key will be used",
+                extra={"order_id": event.order_id},
+            )
             key = None
     uow.save_order(
         OrderCopy(
@@ -354,7 +355,9 @@ def send_warnings(uow: UnitOfWork, now: datetime) -> int:
         rental.warned_hours = (*rental.warned_hours, *due)
         uow.save_rental(rental)
         uow.emit(
-            RentalEnding(order_id=rental.order_id, account_id=rental.account_id, ends_at=rental.ends_at, hours_left=min(due))
+            RentalEnding(
+                order_id=rental.order_id, account_id=rental.account_id, ends_at=rental.ends_at, hours_left=min(due)
+            )
         )
         sent += 1
     return sent
@@ -439,7 +442,9 @@ def add_node(
         uow.save_model(model)
     if uow.node_at(host, port) is not None:
         raise ServiceError(ErrorCode.ALREADY_EXISTS, f"a node at {host}:{port} is registered already")
-    node = Node(uuid4().hex[:12], host, port, host_key, model.id, model.backend, gpu_count, NodeState.AVAILABLE, now, note)
+    node = Node(
+        uuid4().hex[:12], host, port, host_key, model.id, model.backend, gpu_count, NodeState.AVAILABLE, now, note
+    )
     uow.save_node(node)
     announce_capacity(uow, model.id)
     return node

@@ -139,7 +139,9 @@ def orders_events(config):
         return event
 
     def paid(order_id):
-        event = OrderStatusChanged(order_id=order_id, account_id="acct", status="paid", previous_status="awaiting_payment")
+        event = OrderStatusChanged(
+            order_id=order_id, account_id="acct", status="paid", previous_status="awaiting_payment"
+        )
         dispatch(event.source, event.type, event.to_message())
 
     return created, paid

@@ -25,7 +25,9 @@ def ssh(host, private_key, user, command, known_hosts):
 
 def pinned(tmp_path, host):
     known = tmp_path / f"known_hosts_{host.name}"
-    known.write_text(f"[{host.host}]:{host.port} {host.host_key}\n" if host.port != 22 else f"{host.host} {host.host_key}\n")
+    known.write_text(
+        f"[{host.host}]:{host.port} {host.host_key}\n" if host.port != 22 else f"{host.host} {host.host_key}\n"
+    )
     return known
 
 
@@ -37,7 +39,9 @@ def access_of(provisioning, order_id):
     return provisioning.get_access("acct", [order_id]).get(order_id)
 
 
-def test_paid_order_is_delivered_logged_into_and_wiped_at_the_end(provisioning, test_hosts, orders_events, clock, tmp_path):
+def test_paid_order_is_delivered_logged_into_and_wiped_at_the_end(
+    provisioning, test_hosts, orders_events, clock, tmp_path
+):
     host = test_hosts(gpus=4)
     register(provisioning, host)
     private, public = customer_key(tmp_path)
@@ -134,7 +138,14 @@ def test_an_order_paid_before_its_creation_reached_provisioning_is_asked_of_orde
     host = test_hosts(gpus=1)
     register(provisioning, host)
     _, public = customer_key(tmp_path)
-    summary = {"model": "h100", "duration_days": 3, "lots": 1, "total_gpus": 1, "preparation": "ubuntu", "total_usd_cents": 1}
+    summary = {
+        "model": "h100",
+        "duration_days": 3,
+        "lots": 1,
+        "total_gpus": 1,
+        "preparation": "ubuntu",
+        "total_usd_cents": 1,
+    }
     orders_double.known["order5"] = {"id": "order5", "account_id": "acct", "summary": summary, "ssh_public_key": public}
     _created, paid = orders_events
     wait_until(lambda: _try_hold(provisioning, "order5", 1), "the hold")

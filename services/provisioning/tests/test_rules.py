@@ -341,7 +341,18 @@ def test_a_node_added_twice_is_refused(store):
 def test_a_malformed_node_is_refused(store, field, change):
     given = {"host": "10.0.0.1", "port": 22, "host_key": HOST_KEY, "model": H100, "gpu_count": 8, **change}
     with pytest.raises(ServiceError) as refused:
-        run(store, usecases.add_node, given["host"], given["port"], given["host_key"], given["model"], "h100", given["gpu_count"], "", NOW)
+        run(
+            store,
+            usecases.add_node,
+            given["host"],
+            given["port"],
+            given["host_key"],
+            given["model"],
+            "h100",
+            given["gpu_count"],
+            "",
+            NOW,
+        )
     assert field in {e["field"] for e in refused.value.errors}
 
 

@@ -41,7 +41,9 @@ def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> 
 
 
 def order_intent_ids(session: Session, order_id: str) -> list[str]:
-    query = select(PaymentIntent.id).where(PaymentIntent.purpose == Purpose.ORDER, PaymentIntent.reference_id == order_id)
+    query = select(PaymentIntent.id).where(
+        PaymentIntent.purpose == Purpose.ORDER, PaymentIntent.reference_id == order_id
+    )
     return list(session.execute(query).scalars())
 
 

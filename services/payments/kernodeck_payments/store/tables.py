@@ -134,3 +134,18 @@ class ReviewAudit(SQLModel, table=True):
     action: str = Field(max_length=32)
     detail: str = ""
     at: datetime = Field(default_factory=utcnow, sa_column=Column(UtcDateTime(), nullable=False))
+
+
+class PayableOrderRow(SQLModel, table=True):
+    """Payments' copy of an order, from orders' events (domain/orders.py)."""
+
+    __tablename__ = "payable_orders"
+
+    order_id: str = Field(primary_key=True, max_length=32)
+    account_id: str = Field(max_length=64)
+    status: str = Field(max_length=32)
+    status_at: datetime = _at()  # when orders set that status
+    total_usd_cents: int | None = None
+    expires_at: datetime | None = _maybe_at()
+    model_id: str | None = Field(default=None, max_length=32)
+    total_gpus: int | None = None

@@ -1,0 +1,58 @@
+"""Payments' copy of the orders, written from orders' events."""
+
+from sqlmodel import Session
+
+from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
+from kernodeck_kit.db import insert_for
+from kernodeck_payments.domain.orders import AWAITING_PAYMENT, PayableOrder
+from kernodeck_payments.store.tables import PayableOrderRow
+
+
+def remember_order(session: Session, event: OrderCreated) -> None:
+    """A new order, awaiting payment; a status that arrived before it is kept."""
+    statement = insert_for(session, PayableOrderRow).values(
+        order_id=event.order_id,
+        account_id=event.account_id,
+        status=AWAITING_PAYMENT,
+        status_at=event.occurred_at,
+        total_usd_cents=event.total_usd_cents,
+        expires_at=event.expires_at,
+        model_id=event.model_id,
+        total_gpus=event.total_gpus,
+    )
+    excluded = statement.excluded
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=["order_id"],
+            set_={
+                "total_usd_cents": excluded.total_usd_cents,
+                "expires_at": excluded.expires_at,
+                "model_id": excluded.model_id,
+                "total_gpus": excluded.total_gpus,
+            },
+        )
+    )
+
+
+def record_order_status(session: Session, event: OrderStatusChanged) -> None:
+    """The order's status as of the event, unless a newer one is recorded already."""
+    statement = insert_for(session, PayableOrderRow).values(
+        order_id=event.order_id, account_id=event.account_id, status=event.status, status_at=event.occurred_at
+    )
+    excluded = statement.excluded
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=["order_id"],
+            set_={"status": excluded.status, "status_at": excluded.status_at},
+            where=PayableOrderRow.status_at <= excluded.status_at,
+        )
+    )
+
+
+def payable_order(session: Session, order_id: str) -> PayableOrder | None:
+    row = session.get(PayableOrderRow, order_id)
+    if row is None:
+        return None
+    return PayableOrder(
+        row.order_id, row.account_id, row.status, row.total_usd_cents, row.expires_at, row.model_id, row.total_gpus
+    )
