@@ -8,6 +8,7 @@ from fractions import Fraction
 from sqlalchemy import select
 from sqlmodel import Session
 
+from kernodeck_contracts.events import WatcherStatus
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.methods import METHODS, Method, TokenContractError, token_contract
 from kernodeck_payments.rates.domain import Rate, RatePolicy, choose_rate
@@ -94,3 +95,12 @@ def is_configured(method: Method, settings: PaymentsSettings) -> bool:
     except TokenContractError:
         return False
     return True
+
+
+def record_watcher_status(session: Session, event: WatcherStatus) -> None:
+    """A network's watcher report, unless a newer one is recorded already."""
+    row = session.get(WatcherReport, event.network) or WatcherReport(network=event.network)
+    if row.reported_at is None or event.occurred_at > row.reported_at:
+        row.lagging, row.lag_blocks = event.lagging, event.node_height - event.scanned_height
+        row.reported_at = event.occurred_at
+        session.add(row)

@@ -8,14 +8,12 @@ from uuid import uuid4
 import eventlet
 from nameko.rpc import RpcProxy, rpc
 
-from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     ChainTransfer,
     OrderCreated,
     OrderStatusChanged,
     PaymentRefused,
-    PaymentReported,
-    PaymentSettled,
     ProvisioningFailed,
     TransferConfirmations,
     TransferConfirmed,
@@ -28,8 +26,10 @@ from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
 from kernodeck_kit.types import rfc3339, utcnow
+from kernodeck_kit.units import SqlUnits
 from kernodeck_payments import metrics, operator, queries
-from kernodeck_payments.availability import RATE_SYMBOLS, load_board
+from kernodeck_payments.availability import RATE_SYMBOLS, load_board, record_watcher_status
+from kernodeck_payments.balance import SqlBalance, pay_with_balance
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.intents import Purpose, TransferState
@@ -39,9 +39,10 @@ from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import open_intent
 from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.ledger.store import available_cents, debit_customer_for_order, list_entries, paid_for_order
+from kernodeck_payments.ledger.store import available_cents, list_entries, paid_for_order
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
+from kernodeck_payments.reporting import report_payment
 from kernodeck_payments.settlement import credit_balance, reconcile_intent, record_transfer
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.intents import (
@@ -52,7 +53,7 @@ from kernodeck_payments.store.intents import (
     transfers_of,
 )
 from kernodeck_payments.store.orders import payable_order, record_order_status, remember_order
-from kernodeck_payments.store.tables import Topup, WatcherReport
+from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.views import payment_view, topup_view
 
 log = logging.getLogger(__name__)
@@ -155,23 +156,8 @@ class PaymentsService:
     @rpc(expected_exceptions=ServiceError)
     def report_payment(self, account_id, payment_id) -> dict:
         """ "J'ai payé": note the signal and ask the watcher to look now. Credits nothing."""
-        now = utcnow()
         with self.db.transaction() as tx:
-            intent = get_intent(tx.session, payment_id, lock=True)
-            if intent is None or intent.account_id != account_id:
-                raise ServiceError(ErrorCode.NOT_FOUND, "no such payment")
-            if intent.reported_at is None:
-                intent.reported_at = now
-                tx.session.add(intent)
-            tx.emit(
-                PaymentReported(
-                    payment_id=intent.id,
-                    order_id=intent.reference_id if intent.purpose == Purpose.ORDER else None,
-                    account_id=account_id,
-                    network=intent.network,
-                    address=intent.address,
-                )
-            )
+            intent = report_payment(tx, account_id, payment_id, utcnow())
             return payment_view(intent, transfers_of(tx.session, intent.id), self.settings.ethereum_chain_id)
 
     # --- balance ---------------------------------------------------------
@@ -195,22 +181,8 @@ class PaymentsService:
     @rpc(expected_exceptions=ServiceError)
     def pay_with_balance(self, account_id, order_id) -> dict:
         order = self._payable_order(account_id, order_id)
-        total = order.total_usd_cents
-        payment_id = f"balance-{order_id}"
-        with self._holding(order, utcnow() + BALANCE_HOLD), self.db.transaction() as tx:
-            key = f"balance-payment:{order_id}"
-            if not debit_customer_for_order(tx.session, account_id, total, order_id, key, utcnow()):
-                raise ServiceError(ErrorCode.INVALID_STATE, "this order was already paid from the balance")
-            tx.emit(
-                PaymentSettled(
-                    payment_id=payment_id,
-                    order_id=order_id,
-                    account_id=account_id,
-                    amount_usd_cents=total,
-                    method="balance",
-                )
-            )
-        return {"payment_id": payment_id, "order_id": order_id, "amount_usd_cents": total}
+        with self._holding(order, utcnow() + BALANCE_HOLD):
+            return pay_with_balance(SqlUnits(self.db, SqlBalance), account_id, order, utcnow())
 
     def _payable_order(self, account_id, order_id) -> PayableOrder:
         """The order from payments' own copy; one just created is waited for a moment (its event is on its way)."""
@@ -290,13 +262,8 @@ class PaymentsService:
 
     @consumer(WatcherStatus.source, WatcherStatus.type)
     def on_watcher_status(self, payload):
-        event = WatcherStatus.from_message(payload)
         with self.db.transaction() as tx:
-            row = tx.session.get(WatcherReport, event.network) or WatcherReport(network=event.network)
-            if row.reported_at is None or event.occurred_at > row.reported_at:
-                row.lagging, row.lag_blocks = event.lagging, event.node_height - event.scanned_height
-                row.reported_at = event.occurred_at
-                tx.session.add(row)
+            record_watcher_status(tx.session, WatcherStatus.from_message(payload))
 
     @consumer(PaymentRefused.source, PaymentRefused.type)
     def on_payment_refused(self, payload):

@@ -1,0 +1,50 @@
+"""Paying an order from the balance, in memory: once, never beyond what the balance holds."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.events import PaymentSettled
+from kernodeck_payments.balance import pay_with_balance
+from kernodeck_payments.domain.orders import PayableOrder
+from services.payments.tests.memory import balance_units
+
+T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
+ORDER = PayableOrder("o1", "acc1", "awaiting_payment", 18_900)
+
+
+def test_an_order_paid_from_the_balance_is_settled_once():
+    units = balance_units(acc1=20_000)
+    assert pay_with_balance(units, "acc1", ORDER, T0) == {
+        "payment_id": "balance-o1",
+        "order_id": "o1",
+        "amount_usd_cents": 18_900,
+    }
+    with pytest.raises(ServiceError) as caught:
+        pay_with_balance(units, "acc1", ORDER, T0)
+    assert (caught.value.code, caught.value.detail) == ("invalid_state", "this order was already paid from the balance")
+
+    assert units.state.available == {"acc1": 1_100}
+    [settled] = units.of(PaymentSettled)
+    assert (settled.payment_id, settled.order_id, settled.amount_usd_cents, settled.method) == (
+        "balance-o1",
+        "o1",
+        18_900,
+        "balance",
+    )
+
+
+@pytest.mark.parametrize("available", [0, 18_899])
+def test_a_balance_short_of_the_total_pays_nothing(available):
+    units = balance_units(acc1=available)
+    with pytest.raises(ServiceError) as caught:
+        pay_with_balance(units, "acc1", ORDER, T0)
+    assert caught.value.code == "insufficient_balance"
+    assert (units.state.available, units.state.keys, units.emitted) == ({"acc1": available}, set(), [])
+
+
+def test_exactly_the_total_pays():
+    units = balance_units(acc1=18_900)
+    pay_with_balance(units, "acc1", ORDER, T0)
+    assert units.state.available == {"acc1": 0}
