@@ -1,14 +1,19 @@
-"""Opening a payment intent: method checks, locked rate, amount, a fresh address."""
+"""Opening a payment intent: method checks, locked rate, amount, a fresh address, on a unit of work
+(the database's in the service, plain objects in tests)."""
 
 from datetime import datetime
+from typing import Protocol
 from uuid import uuid4
+
+from sqlmodel import SQLModel
 
 from kernodeck_chains.derivation import derive_deposit_address
 from kernodeck_chains.networks import chain_params
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_contracts.events import AddressWatched
+from kernodeck_contracts.events import AddressWatched, Event
 from kernodeck_kit.outbox import Tx
-from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard
+from kernodeck_kit.units import Units
+from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard, load_board
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import crypto_amount
 from kernodeck_payments.domain.intents import IntentStatus, Purpose, address_key
@@ -17,8 +22,60 @@ from kernodeck_payments.store.addresses import take_index, take_solana_address
 from kernodeck_payments.store.tables import PaymentIntent
 
 
+class IntakeUnit(Protocol):
+    def board(self, now: datetime) -> MethodBoard:
+        """Everything the methods need right now (switches, rates, watchers, the Solana pool)."""
+
+    def take_index(self, network: str) -> int:
+        """The network's next derivation index, never handed out twice."""
+
+    def take_solana_address(self, intent_id: str) -> str | None:
+        """An unused address of the operator's pool, now the intent's; None when the pool is empty."""
+
+    def add(self, row: SQLModel) -> None: ...
+    def emit(self, event: Event) -> None: ...
+
+
+class SqlIntake:
+    def __init__(self, tx: Tx, settings: PaymentsSettings):
+        self.session = tx.session
+        self.emit = tx.emit
+        self.settings = settings
+
+    def board(self, now: datetime) -> MethodBoard:
+        return load_board(self.session, self.settings, now)
+
+    def take_index(self, network: str) -> int:
+        return take_index(self.session, network)
+
+    def take_solana_address(self, intent_id: str) -> str | None:
+        return take_solana_address(self.session, intent_id)
+
+    def add(self, row: SQLModel) -> None:
+        self.session.add(row)
+
+
+def open_payment(
+    units: Units[IntakeUnit],
+    settings: PaymentsSettings,
+    method: Method,
+    purpose: Purpose,
+    account_id: str,
+    reference_id: str,
+    usd_cents: int,
+    now: datetime,
+    *also: SQLModel,
+) -> PaymentIntent:
+    """Record a complete intent (and `also`, the top-up it pays) or refuse: no instructions are ever half made."""
+    with units.transaction() as unit:
+        board = unit.board(now)
+        for row in also:
+            unit.add(row)
+        return open_intent(unit, settings, board, method, purpose, account_id, reference_id, usd_cents, now)
+
+
 def open_intent(
-    tx: Tx,
+    unit: IntakeUnit,
     settings: PaymentsSettings,
     board: MethodBoard,
     method: Method,
@@ -28,7 +85,6 @@ def open_intent(
     usd_cents: int,
     now: datetime,
 ) -> PaymentIntent:
-    """Record a complete intent or refuse: no instructions are ever half made."""
     reason = board.reason(method)
     if reason == RATE_UNAVAILABLE:
         raise ServiceError(
@@ -38,7 +94,7 @@ def open_intent(
         raise ServiceError(ErrorCode.METHOD_UNAVAILABLE, f"{method.asset} on {method.network} is unavailable: {reason}")
     rate = board.rate(method)
     intent_id = uuid4().hex
-    address, index = _allocate_address(tx, settings, method, intent_id)
+    address, index = _allocate_address(unit, settings, method, intent_id)
     row = PaymentIntent(
         id=intent_id,
         purpose=purpose,
@@ -61,8 +117,8 @@ def open_intent(
         created_at=now,
         updated_at=now,
     )
-    tx.session.add(row)
-    tx.emit(
+    unit.add(row)
+    unit.emit(
         AddressWatched(
             network=row.network,
             address=row.address,
@@ -75,13 +131,15 @@ def open_intent(
     return row
 
 
-def _allocate_address(tx: Tx, settings: PaymentsSettings, method: Method, intent_id: str) -> tuple[str, int | None]:
+def _allocate_address(
+    unit: IntakeUnit, settings: PaymentsSettings, method: Method, intent_id: str
+) -> tuple[str, int | None]:
     if method.network == "solana":
-        address = take_solana_address(tx.session, intent_id)
+        address = unit.take_solana_address(intent_id)
         if address is None:
             raise ServiceError(ErrorCode.METHOD_UNAVAILABLE, "SOL on solana is unavailable: address_pool_empty")
         return address, None
-    index = take_index(tx.session, method.network)
+    index = unit.take_index(method.network)
     params = chain_params(method.network, settings.chain(method.network))
     derived = derive_deposit_address(method.network, settings.xpub(method.network), index, params)
     return derived.address, index

@@ -37,7 +37,7 @@ from kernodeck_payments.domain.methods import METHODS, find_method
 from kernodeck_payments.domain.orders import PayableOrder, check_payable
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
-from kernodeck_payments.intake import open_intent
+from kernodeck_payments.intake import SqlIntake, open_payment
 from kernodeck_payments.ledger.domain import Reason
 from kernodeck_payments.ledger.store import available_cents, list_entries, paid_for_order
 from kernodeck_payments.rates.refresh import refresh
@@ -128,12 +128,10 @@ class PaymentsService:
         return topup_view(topup, payment)
 
     def _open(self, method, purpose, account_id, reference_id, usd_cents, *also) -> dict:
-        now = utcnow()
-        with self.db.transaction() as tx:
-            board = load_board(tx.session, self.settings, now)
-            for row in also:
-                tx.session.add(row)
-            intent = open_intent(tx, self.settings, board, method, purpose, account_id, reference_id, usd_cents, now)
+        units = SqlUnits(self.db, lambda tx: SqlIntake(tx, self.settings))
+        intent = open_payment(
+            units, self.settings, method, purpose, account_id, reference_id, usd_cents, utcnow(), *also
+        )
         metrics.INTENTS_OPENED.labels(method.asset, method.network, purpose).inc()
         return payment_view(intent, [], self.settings.ethereum_chain_id)  # nothing can have arrived yet
 

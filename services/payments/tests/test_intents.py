@@ -16,10 +16,10 @@ from kernodeck_chains.networks import chain_params
 from kernodeck_contracts.events import WatcherStatus
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
-from kernodeck_payments.availability import load_board
+from kernodeck_kit.units import SqlUnits
 from kernodeck_payments.domain.intents import Purpose
 from kernodeck_payments.domain.methods import find_method
-from kernodeck_payments.intake import open_intent
+from kernodeck_payments.intake import SqlIntake, open_payment
 from kernodeck_payments.store.addresses import import_solana_addresses
 from services.payments.tests.conftest import RATES, TEST_KEYS
 from services.payments.tests.helpers import (
@@ -380,17 +380,15 @@ def test_another_accounts_payment_is_not_found(order, payments):
 
 
 def test_a_thousand_concurrent_intents_get_a_thousand_distinct_addresses(payments_ready, settings, databases):
-    """intake.open_intent as the service calls it, 25 greenthreads at once, each in its own PostgreSQL transaction."""
+    """intake.open_payment as the service calls it, 25 greenthreads at once, each in its own PostgreSQL transaction."""
     engine = make_engine(databases["payments"], pool_size=13)  # at most 26 connections
     store = Store(engine, "payments", relay=None)  # the running container's outbox relay publishes the events
+    units = SqlUnits(store, lambda tx: SqlIntake(tx, settings))
     method = find_method("BTC", "bitcoin")
 
     def open_one(n: int) -> tuple[str, int]:
-        at = now()
-        with store.transaction() as tx:
-            board = load_board(tx.session, settings, at)
-            intent = open_intent(tx, settings, board, method, Purpose.TOPUP, f"acc{n}", f"topup{n}", 10_000, at)
-            return intent.address, intent.derivation_index
+        intent = open_payment(units, settings, method, Purpose.TOPUP, f"acc{n}", f"topup{n}", 10_000, now())
+        return intent.address, intent.derivation_index
 
     try:
         opened = list(eventlet.GreenPool(25).imap(open_one, range(1_000)))
