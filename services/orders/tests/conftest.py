@@ -8,11 +8,24 @@ from nameko.rpc import rpc
 from nameko.standalone.rpc import ServiceRpcProxy
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_contracts.rpc import Quote
+from kernodeck_contracts.rpc import OrderSummary, Quote
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.service import OrdersService
 
+# An order's summary: h100 for 3 days, 1 lot (189.00 USD).
+SUMMARY = OrderSummary(
+    model="h100",
+    model_name="NVIDIA H100 SXM",
+    backend="cuda",
+    duration_days=3,
+    lots=1,
+    gpus_per_lot=1,
+    total_gpus=1,
+    preparation="ubuntu",
+    lot_price_usd_cents=18900,
+    total_usd_cents=18900,
+)
 # model -> (name, backend, GPUs per lot, lot price in cents per duration, lots free), as the catalog would price it.
 CATALOG = {
     "h100": ("NVIDIA H100 SXM", "cuda", 1, {3: 18900, 7: 42000, 30: 159900}, 10),

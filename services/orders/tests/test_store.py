@@ -3,25 +3,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session
 
-from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.testing import truncate_all
 from kernodeck_orders import store
 from kernodeck_orders.domain import OrderStatus, StaleOrder, new_order, transition
+from services.orders.tests.conftest import SUMMARY
 
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
-SUMMARY = OrderSummary(
-    model="h100",
-    model_name="NVIDIA H100 SXM",
-    backend="cuda",
-    duration_days=3,
-    lots=1,
-    gpus_per_lot=1,
-    total_gpus=1,
-    preparation="ubuntu",
-    lot_price_usd_cents=18900,
-    total_usd_cents=18900,
-)
 
 
 @pytest.fixture

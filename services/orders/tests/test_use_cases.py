@@ -9,24 +9,13 @@ from kernodeck_contracts.events import OrderCreated, OrderStatusChanged, Payment
 from kernodeck_contracts.rpc import Quote
 from kernodeck_orders import use_cases
 from kernodeck_orders.domain import OrderStatus
+from services.orders.tests.conftest import SUMMARY
 from services.orders.tests.memory import memory_units
 
 ALICE, BOB = "acct-alice", "acct-bob"
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 TTL = timedelta(hours=24)
-QUOTE = Quote(
-    model="h100",
-    model_name="NVIDIA H100 SXM",
-    backend="cuda",
-    duration_days=3,
-    lots=1,
-    gpus_per_lot=1,
-    total_gpus=1,
-    preparation="ubuntu",
-    lot_price_usd_cents=18_900,
-    total_usd_cents=18_900,
-    available=True,
-)
+QUOTE = Quote(**SUMMARY.model_dump(), available=True)
 
 
 @pytest.fixture

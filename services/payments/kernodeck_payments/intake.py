@@ -71,64 +71,52 @@ def open_payment(
         board = unit.board(now)
         for row in also:
             unit.add(row)
-        return open_intent(unit, settings, board, method, purpose, account_id, reference_id, usd_cents, now)
-
-
-def open_intent(
-    unit: IntakeUnit,
-    settings: PaymentsSettings,
-    board: MethodBoard,
-    method: Method,
-    purpose: Purpose,
-    account_id: str,
-    reference_id: str,
-    usd_cents: int,
-    now: datetime,
-) -> PaymentIntent:
-    reason = board.reason(method)
-    if reason == RATE_UNAVAILABLE:
-        raise ServiceError(
-            ErrorCode.RATE_UNAVAILABLE, f"no valid {method.rate_symbol} exchange rate right now; try again shortly"
+        reason = board.reason(method)
+        if reason == RATE_UNAVAILABLE:
+            raise ServiceError(
+                ErrorCode.RATE_UNAVAILABLE, f"no valid {method.rate_symbol} exchange rate right now; try again shortly"
+            )
+        if reason is not None:
+            raise ServiceError(
+                ErrorCode.METHOD_UNAVAILABLE, f"{method.asset} on {method.network} is unavailable: {reason}"
+            )
+        rate = board.rate(method)
+        intent_id = uuid4().hex
+        address, index = _allocate_address(unit, settings, method, intent_id)
+        row = PaymentIntent(
+            id=intent_id,
+            purpose=purpose,
+            account_id=account_id,
+            reference_id=reference_id,
+            asset=method.asset,
+            network=method.network,
+            address=address,
+            address_key=address_key(method.network, address),
+            derivation_index=index,
+            amount=crypto_amount(usd_cents, rate.price, method),
+            amount_usd_cents=usd_cents,
+            rate=rate.usd,
+            rate_source=rate.source,
+            token=token_contract(method, settings.chain(method.network), settings.token_overrides()),
+            required_confirmations=settings.confirmations(method.network),
+            status=IntentStatus.AWAITING_TRANSFER,
+            expires_at=now + settings.intent_ttl,
+            watch_until=now + settings.intent_ttl + settings.monitoring_window,
+            created_at=now,
+            updated_at=now,
         )
-    if reason is not None:
-        raise ServiceError(ErrorCode.METHOD_UNAVAILABLE, f"{method.asset} on {method.network} is unavailable: {reason}")
-    rate = board.rate(method)
-    intent_id = uuid4().hex
-    address, index = _allocate_address(unit, settings, method, intent_id)
-    row = PaymentIntent(
-        id=intent_id,
-        purpose=purpose,
-        account_id=account_id,
-        reference_id=reference_id,
-        asset=method.asset,
-        network=method.network,
-        address=address,
-        address_key=address_key(method.network, address),
-        derivation_index=index,
-        amount=crypto_amount(usd_cents, rate.price, method),
-        amount_usd_cents=usd_cents,
-        rate=rate.usd,
-        rate_source=rate.source,
-        token=token_contract(method, settings.chain(method.network), settings.token_overrides()),
-        required_confirmations=settings.confirmations(method.network),
-        status=IntentStatus.AWAITING_TRANSFER,
-        expires_at=now + settings.intent_ttl,
-        watch_until=now + settings.intent_ttl + settings.monitoring_window,
-        created_at=now,
-        updated_at=now,
-    )
-    unit.add(row)
-    unit.emit(
-        AddressWatched(
-            network=row.network,
-            address=row.address,
-            payment_id=row.id,
-            watch_until=row.watch_until,
-            required_confirmations=row.required_confirmations,
-            token=row.token,
+        unit.add(row)
+        unit.emit(
+            AddressWatched(
+                network=row.network,
+                address=row.address,
+                payment_id=row.id,
+                watch_until=row.watch_until,
+                required_confirmations=row.required_confirmations,
+                token=row.token,
+            )
         )
-    )
-    return row
+        return row
 
 
 def _allocate_address(

@@ -52,7 +52,7 @@ from kernodeck_payments.store.intents import (
     pending_topup_cents,
     transfers_of,
 )
-from kernodeck_payments.store.orders import payable_order, record_order_status, remember_order
+from kernodeck_payments.store.orders import copy_order, payable_order
 from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.views import payment_view, topup_view
 
@@ -196,17 +196,16 @@ class PaymentsService:
 
     @consumer(OrderCreated.source, OrderCreated.type)
     def on_order_created(self, payload):
-        event = OrderCreated.from_message(payload)
-        with self.db.consume("orders.order_created", event) as tx:
-            if tx is not None:
-                remember_order(tx.session, event)
+        self._copy(OrderCreated.from_message(payload))
 
     @consumer(OrderStatusChanged.source, OrderStatusChanged.type)
     def on_order_status_changed(self, payload):
-        event = OrderStatusChanged.from_message(payload)
-        with self.db.consume("orders.order_status_changed", event) as tx:
+        self._copy(OrderStatusChanged.from_message(payload))
+
+    def _copy(self, event: OrderCreated | OrderStatusChanged) -> None:
+        with self.db.consume(f"orders.{event.type}", event) as tx:
             if tx is not None:
-                record_order_status(tx.session, event)
+                copy_order(tx.session, event)
 
     # --- operators -------------------------------------------------------
 

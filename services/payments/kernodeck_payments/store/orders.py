@@ -8,7 +8,14 @@ from kernodeck_payments.domain.orders import AWAITING_PAYMENT, PayableOrder
 from kernodeck_payments.store.tables import PayableOrderRow
 
 
-def remember_order(session: Session, event: OrderCreated) -> None:
+def copy_order(session: Session, event: OrderCreated | OrderStatusChanged) -> None:
+    if isinstance(event, OrderCreated):
+        _remember_order(session, event)
+    else:
+        _record_order_status(session, event)
+
+
+def _remember_order(session: Session, event: OrderCreated) -> None:
     """A new order, awaiting payment; a status that arrived before it is kept."""
     statement = insert_for(session, PayableOrderRow).values(
         order_id=event.order_id,
@@ -34,7 +41,7 @@ def remember_order(session: Session, event: OrderCreated) -> None:
     )
 
 
-def record_order_status(session: Session, event: OrderStatusChanged) -> None:
+def _record_order_status(session: Session, event: OrderStatusChanged) -> None:
     """The order's status as of the event, unless a newer one is recorded already."""
     statement = insert_for(session, PayableOrderRow).values(
         order_id=event.order_id, account_id=event.account_id, status=event.status, status_at=event.occurred_at
