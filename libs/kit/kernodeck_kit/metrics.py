@@ -17,6 +17,11 @@ EVENTS_PUBLISHED = Counter(
     "kernodeck_events_published_total", "Outbox events confirmed by the broker", ["service", "event_type"]
 )
 PUBLISH_FAILURES = Counter("kernodeck_event_publish_failures_total", "Outbox publish attempts that failed", ["service"])
+EVENTS_UNROUTABLE = Counter(
+    "kernodeck_events_unroutable_total",
+    "Outbox events the broker returned because no queue receives them (kept unsent, retried)",
+    ["service", "event_type"],
+)
 OUTBOX_PENDING = Gauge("kernodeck_outbox_pending", "Outbox rows not yet confirmed by the broker", ["service"])
 EVENTS_CONSUMED = Counter("kernodeck_events_consumed_total", "Events applied by a consumer", ["service", "consumer"])
 EVENTS_DUPLICATE = Counter(

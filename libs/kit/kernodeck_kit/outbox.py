@@ -4,6 +4,11 @@
 same database transaction. Right after the commit the same worker publishes
 them (publisher confirms) and marks them sent; `OutboxRelay.publish_pending`
 retries whatever a crash or a broker outage left behind.
+
+Events are published as mandatory: one that no queue is bound to receive
+(its consumer has not declared its queue yet) comes back from the broker, and
+its row stays unsent, is counted, and is tried again by the relay, rather
+than being confirmed and lost.
 """
 
 import json
@@ -13,7 +18,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 from kombu import Exchange
-from nameko.amqp.publish import Publisher
+from nameko.amqp.publish import Publisher, UndeliverableMessage
 from sqlalchemy import delete, text, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
@@ -30,8 +35,9 @@ PublishFn = Callable[[OutboxMessage], None]
 
 
 def amqp_publisher(amqp_uri: str) -> PublishFn:
-    """Publish an outbox row the way nameko's EventDispatcher does."""
-    publisher = Publisher(amqp_uri, serializer="json", use_confirms=True)
+    """Publish an outbox row the way nameko's EventDispatcher does, but mandatory: UndeliverableMessage when
+    no queue receives it."""
+    publisher = Publisher(amqp_uri, serializer="json", use_confirms=True, mandatory=True)
 
     def publish(row: OutboxMessage) -> None:
         exchange = Exchange(f"{row.source}.events", type="topic", durable=True, delivery_mode=2)
@@ -97,12 +103,15 @@ class OutboxRelay:
             self._send(session, rows)
 
     def publish_pending(self, older_than: timedelta, batch: int = 200) -> int:
-        """Publish rows the happy path did not; returns how many went out."""
+        """Publish rows the happy path did not; returns how many went out.
+
+        The rows tried least come first, so that a few events nobody receives yet cannot hold back the rest.
+        """
         with Session(self.engine) as session:
             query = (
                 select(OutboxMessage)
                 .where(OutboxMessage.sent_at.is_(None), OutboxMessage.created_at < utcnow() - older_than)
-                .order_by(OutboxMessage.id)
+                .order_by(OutboxMessage.attempts, OutboxMessage.id)
                 .limit(batch)
             )
             if is_postgres(self.engine):
@@ -127,12 +136,16 @@ class OutboxRelay:
         for row in rows:
             try:
                 self.publish(row)
+            except UndeliverableMessage:
+                # No queue receives it (yet): the broker is fine, the next rows may go.
+                metrics.EVENTS_UNROUTABLE.labels(self.service, row.event_type).inc()
+                log.warning("outbox event unroutable", extra={"event_type": row.event_type, "outbox_id": row.id})
+                self._count_attempt(session, row)
+                continue
             except Exception:
                 metrics.PUBLISH_FAILURES.labels(self.service).inc()
                 log.warning("outbox publish failed", extra={"event_type": row.event_type, "outbox_id": row.id})
-                session.execute(
-                    update(OutboxMessage).where(OutboxMessage.id == row.id).values(attempts=row.attempts + 1)
-                )
+                self._count_attempt(session, row)
                 break  # the broker is likely down: keep order, let the relay retry
             sent_ids.append(row.id)
             metrics.EVENTS_PUBLISHED.labels(self.service, row.event_type).inc()
@@ -140,6 +153,10 @@ class OutboxRelay:
             session.execute(update(OutboxMessage).where(OutboxMessage.id.in_(sent_ids)).values(sent_at=utcnow()))
         session.commit()
         return len(sent_ids)
+
+    @staticmethod
+    def _count_attempt(session: Session, row: OutboxMessage) -> None:
+        session.execute(update(OutboxMessage).where(OutboxMessage.id == row.id).values(attempts=row.attempts + 1))
 
 
 class Store:

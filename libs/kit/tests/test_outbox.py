@@ -1,5 +1,6 @@
 """The outbox and the idempotent consumer against the real broker and PostgreSQL."""
 
+import json
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -9,10 +10,11 @@ from nameko.events import event_handler
 from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
+from sqlalchemy import update
 from sqlmodel import Session, select
 
 from kernodeck_contracts.events import OrderCreated
-from kernodeck_kit import nameko_deps
+from kernodeck_kit import metrics, nameko_deps
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.outbox import OutboxRelay, Store
@@ -121,6 +123,37 @@ def test_a_service_killed_between_commit_and_publish_delivers_after_restart(cont
     wait_until(lambda: len(received) == 1)
     assert received[0]["order_id"] == "o-2"
     assert unsent_rows(config["DATABASE_URL"]) == []
+
+
+def test_an_event_no_queue_receives_stays_unsent_until_one_does(container_factory, config):
+    unroutable = metrics.EVENTS_UNROUTABLE.labels("orders", "order_created")
+    before = unroutable._value.get()
+    container_factory(Producer, config).start()
+    with ServiceRpcProxy("orders", config) as orders:
+        orders.create("o-7")
+    wait_until(lambda: unroutable._value.get() >= before + 2)  # the commit's publish, then the relay's
+    [row] = unsent_rows(config["DATABASE_URL"])
+    assert row.attempts >= 2
+
+    container_factory(Listener, config).start()  # its queue is declared: the relay's next try reaches it
+    wait_until(lambda: len(received) == 1)
+    assert received[0]["order_id"] == "o-7"
+    wait_until(lambda: unsent_rows(config["DATABASE_URL"]) == [])
+
+
+def test_the_relay_tries_rows_that_failed_least_first(config):
+    engine = make_engine(config["DATABASE_URL"])
+    tried = []
+    relay = OutboxRelay(engine, "orders", publish=lambda row: tried.append(json.loads(row.payload)["order_id"]))
+    with Store(engine, "orders", relay=None).transaction() as tx:
+        tx.emit(order_created("o-8"))
+        tx.emit(order_created("o-9"))
+    with Session(engine) as session:
+        session.execute(update(OutboxMessage).where(OutboxMessage.id == 1).values(attempts=40))
+        session.commit()
+    assert relay.publish_pending(older_than=timedelta(0), batch=1) == 1
+    assert tried == ["o-9"]
+    engine.dispose()
 
 
 def test_an_event_delivered_twice_has_one_effect(container_factory, config):
