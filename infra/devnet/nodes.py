@@ -334,6 +334,9 @@ class _BitcoinLikeNode(_Process):
             "rpcallowip=127.0.0.1",
             f"rpcuser={self.rpcuser}",
             f"rpcpassword={self.rpcpassword}",
+            # Each watcher replica without ZMQ holds one thread in its waitforblockheight long poll:
+            # Knots' default, where litecoind has 4.
+            "rpcthreads=16",
         ]
         if self.zmq_port:
             lines.append(f"zmqpubhashblock=tcp://127.0.0.1:{self.zmq_port}")

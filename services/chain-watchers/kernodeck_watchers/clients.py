@@ -11,16 +11,20 @@ from kernodeck_watchers.chains.utxo import UtxoClient
 from kernodeck_watchers.config import WatcherSettings
 
 
-def _utxo(settings: WatcherSettings) -> ChainClient:
+def utxo_rpc(settings: WatcherSettings, timeout_s: float) -> JsonRpc:
+    """The Bitcoin or Litecoin node's JSON-RPC, with its credentials."""
     network = settings.network
-    rpc = JsonRpc(
+    return JsonRpc(
         getattr(settings, f"{network}_rpc_url"),
-        settings.rpc_timeout_s,
+        timeout_s,
         user=getattr(settings, f"{network}_rpc_user"),
         password=getattr(settings, f"{network}_rpc_password"),
         version="1.0",
     )
-    return UtxoClient(network, rpc)
+
+
+def _utxo(settings: WatcherSettings) -> ChainClient:
+    return UtxoClient(settings.network, utxo_rpc(settings, settings.rpc_timeout_s))
 
 
 BUILDERS: dict[str, Callable[[WatcherSettings], ChainClient]] = {

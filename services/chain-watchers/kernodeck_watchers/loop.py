@@ -2,9 +2,9 @@
 
 The method returns how many seconds to wait before the next turn (the poll
 interval, a back-off, a standby's retry). A block announced by the node
-(ZMQ `hashblock` or Ethereum's `newHeads`, when the settings name where:
-see notify.py) cuts the wait short; one announced during a turn starts the
-next at once.
+(ZMQ `hashblock`, Ethereum's `newHeads`, Bitcoin Core's `waitforblockheight`
+long poll: see notify.py) cuts the wait short; one announced during a turn
+starts the next at once.
 """
 
 from eventlet.event import Event
@@ -14,7 +14,7 @@ from nameko.messaging import QueueConsumer
 
 from kernodeck_kit.nameko_deps import settings_of
 from kernodeck_watchers.config import WatcherSettings
-from kernodeck_watchers.notify import listen_for_blocks
+from kernodeck_watchers.notify import block_source, listen_for_blocks
 
 _STOP = object()
 
@@ -29,7 +29,7 @@ class ScanLoop(Entrypoint):
         super().__init__(**kwargs)
 
     def setup(self):
-        self.notify_url = settings_of(self.container, WatcherSettings).block_notify_url
+        self.block_source = block_source(settings_of(self.container, WatcherSettings))
         self._wake = LightQueue()
         self._turn_done = Event()
         self._next_wait = 0.0
@@ -37,8 +37,8 @@ class ScanLoop(Entrypoint):
 
     def start(self):
         self._threads.append(self.container.spawn_managed_thread(self._run))
-        if self.notify_url:
-            listener = self.container.spawn_managed_thread(lambda: listen_for_blocks(self.notify_url, self.wake))
+        if self.block_source:
+            listener = self.container.spawn_managed_thread(lambda: listen_for_blocks(self.block_source, self.wake))
             self._threads.append(listener)
 
     def stop(self):

@@ -1,36 +1,66 @@
 """Block notifications: the node announces each new block and the scan loop wakes at once.
 
-The URL's scheme picks the listener: `tcp://` or `ipc://` is a bitcoind ZMQ
-`hashblock` publisher (notify_zmq), `ws://` or `wss://` an Ethereum node's
-`eth_subscribe` `newHeads` (notify_ws). Blocks announced while a listener is
+Where the settings name a notification URL, its scheme picks the listener:
+`tcp://` or `ipc://` is a bitcoind ZMQ `hashblock` publisher (notify_zmq),
+`ws://` or `wss://` an Ethereum node's `eth_subscribe` `newHeads`
+(notify_ws). A Bitcoin or Litecoin watcher without a ZMQ URL long-polls the
+node's RPC instead (notify_longpoll). Blocks announced while a listener is
 disconnected are lost; the scan loop's polling covers them.
 """
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from urllib.parse import urlsplit
 
 import eventlet
 
-from kernodeck_watchers import metrics, notify_ws, notify_zmq
+from kernodeck_watchers import metrics, notify_longpoll, notify_ws, notify_zmq
+from kernodeck_watchers.clients import utxo_rpc
+from kernodeck_watchers.config import WatcherSettings
 
 log = logging.getLogger(__name__)
 
 RETRY_S = 5.0
 LISTENERS = {"tcp": notify_zmq.listen, "ipc": notify_zmq.listen, "ws": notify_ws.listen, "wss": notify_ws.listen}
+LONG_POLLED = ("bitcoin", "litecoin")
+
+Listen = Callable[[Callable[[], None]], None]  # listen(on_block): returns only by raising
 
 
-def listen_for_blocks(url: str, on_block: Callable[[], None]) -> None:
+@dataclass(frozen=True)
+class BlockSource:
+    url: str  # where the announcements come from; only its scheme, host and port are ever logged
+    listen: Listen
+
+    @property
+    def scheme(self) -> str:
+        return urlsplit(self.url).scheme
+
+
+def block_source(settings: WatcherSettings) -> BlockSource | None:
+    """Where this watcher hears of new blocks; None: polling only."""
+    url = settings.block_notify_url
+    if url:
+        listen = LISTENERS.get(urlsplit(url).scheme)
+        if listen is None:
+            log.warning("no block notifications from this kind of URL; polling only", extra={"url": _where(url)})
+            return None
+        return BlockSource(url, partial(listen, url))
+    if settings.network in LONG_POLLED:
+        rpc = utxo_rpc(settings, notify_longpoll.WAIT_MS / 1000 + settings.rpc_timeout_s)
+        return BlockSource(rpc.url, partial(notify_longpoll.listen, rpc))
+    return None
+
+
+def listen_for_blocks(source: BlockSource, on_block: Callable[[], None]) -> None:
     """Call `on_block` for every block the node announces, until the greenthread is killed.
 
     A failure never stops the watcher: it logs, polls meanwhile, and connects
-    and subscribes again after RETRY_S.
+    and subscribes again after RETRY_S. A node that refuses the long poll leaves it polling for good.
     """
-    scheme = urlsplit(url).scheme
-    listen = LISTENERS.get(scheme)
-    if listen is None:
-        log.warning("no block notifications from this kind of URL; polling only", extra={"url": _where(url)})
-        return
+    scheme = source.scheme
 
     def announced() -> None:
         metrics.BLOCK_NOTIFICATIONS.labels(scheme).inc()
@@ -38,10 +68,16 @@ def listen_for_blocks(url: str, on_block: Callable[[], None]) -> None:
 
     while True:
         try:
-            listen(url, announced)
+            source.listen(announced)
+        except notify_longpoll.LongPollRefused:
+            metrics.NOTIFY_FAILURES.labels(scheme).inc()
+            log.warning("the node refuses waitforblockheight; polling only", extra={"url": _where(source.url)})
+            return
         except Exception:
             metrics.NOTIFY_FAILURES.labels(scheme).inc()
-            log.warning("block notifications failed; polling meanwhile", extra={"url": _where(url)}, exc_info=True)
+            log.warning(
+                "block notifications failed; polling meanwhile", extra={"url": _where(source.url)}, exc_info=True
+            )
         eventlet.sleep(RETRY_S)
 
 

@@ -16,7 +16,7 @@ from infra.devnet.tokens import send
 from kernodeck_contracts.events import AddressWatched
 from kernodeck_watchers import notify
 from kernodeck_watchers.config import WatcherSettings
-from kernodeck_watchers.notify import listen_for_blocks
+from kernodeck_watchers.notify import block_source, listen_for_blocks
 
 CONFIRMATIONS = 2
 POLL_S = 120  # no pass by polling during a test: only notifications wake the watcher
@@ -116,7 +116,8 @@ def test_the_listener_subscribes_again_after_the_node_restarts(tmp_path, monkeyp
     failures_before = counted("block_notification_failures")
     notifications_before = counted("block_notifications")
     with AnvilNode(tmp_path) as node:
-        listener = eventlet.spawn(listen_for_blocks, node.ws_url, lambda: heard.append(True))
+        source = block_source(WatcherSettings(network="ethereum", ethereum_ws_url=node.ws_url))
+        listener = eventlet.spawn(listen_for_blocks, source, lambda: heard.append(True))
         try:
             mine_until_heard()
             node.restart()  # the connection drops; the same port answers again

@@ -74,19 +74,23 @@ def test_jai_paye_finds_a_payment_the_scans_missed(node, fake_payments, start_wa
     tap.wait_for("transfer_confirmations", txid=in_mempool, confirmations=1)
 
 
+@pytest.mark.parametrize("zmq", [True, False], ids=["zmq", "long-poll"])
 def test_block_notifications_wake_the_scan_without_polling(
-    node, fake_payments, start_watcher, announce, tap, watcher_db, wait
+    zmq, node, fake_payments, start_watcher, announce, tap, watcher_db, wait
 ):
-    if node.node.zmq_hashblock_url is None:
-        pytest.skip(f"{node.network}'s node has no ZMQ: its watcher polls")
-    start_watcher(poll_interval_s=60)
+    """ZMQ `hashblock` where the node has it; otherwise (Debian's litecoind) the node's own long poll."""
+    if zmq and node.node.zmq_hashblock_url is None:
+        pytest.skip(f"{node.network}'s node has no ZMQ")
+    start_watcher(poll_interval_s=60, **({} if zmq else {f"{node.network}_zmq_url": ""}))
     wait(lambda: watcher_db.cursor_height() == node.height(), what="the first pass")
     address = node.new_address()
     announce(address)
     wait(lambda: address in watcher_db.watched(), what="the address")
     txid = node.pay(address, AMOUNT)
     node.mine(1)
-    tap.wait_for("transfer_seen", seconds=5, txid=txid)  # the poll is a minute away
+    tap.wait_for("transfer_seen", seconds=5, txid=txid, block_height=node.height())  # the poll is a minute away
+    node.mine(1)
+    tap.wait_for("transfer_confirmed", seconds=5, txid=txid, confirmations=2)
 
 
 def test_the_standby_takes_over_a_killed_active_replica_without_missing_or_repeating(

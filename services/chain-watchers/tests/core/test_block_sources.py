@@ -1,0 +1,75 @@
+"""Where a watcher hears of new blocks, and the long poll of a node without ZMQ, over a scripted node."""
+
+import logging
+
+import pytest
+
+from kernodeck_watchers import notify, notify_longpoll
+from kernodeck_watchers.chains.base import NodeError
+from kernodeck_watchers.chains.jsonrpc import RpcError
+from kernodeck_watchers.config import WatcherSettings
+from kernodeck_watchers.notify import BlockSource, block_source, listen_for_blocks
+
+
+class ScriptedNode:
+    """waitforblockheight answered from a script of tips (then an error, ending the listener)."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.asked: list[tuple] = []
+
+    def call(self, method, *params):
+        self.asked.append((method, *params))
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def tip(height: int, hash_: str) -> dict:
+    return {"height": height, "hash": hash_}
+
+
+@pytest.mark.parametrize(
+    ("fields", "scheme"),
+    [
+        ({"network": "bitcoin", "bitcoin_zmq_url": "tcp://node:28332"}, "tcp"),
+        ({"network": "bitcoin"}, "http"),
+        ({"network": "litecoin", "litecoin_rpc_url": "https://node/key"}, "https"),
+        ({"network": "ethereum", "ethereum_ws_url": "wss://node:8546/key"}, "wss"),
+    ],
+)
+def test_a_watcher_hears_of_blocks_from_zmq_newheads_or_the_long_poll(fields, scheme):
+    assert block_source(WatcherSettings(**fields)).scheme == scheme
+
+
+@pytest.mark.parametrize("fields", [{"network": "ethereum"}, {"network": "tron"}, {"network": "solana"}])
+def test_without_a_notification_url_an_account_chain_polls(fields):
+    assert block_source(WatcherSettings(**fields)) is None
+
+
+def test_the_long_poll_asks_for_the_next_height_and_wakes_on_each_new_tip():
+    node = ScriptedNode(tip(5, "a"), tip(6, "b"), tip(6, "b"), tip(8, "d"), tip(7, "c2"), NodeError("down"))
+    woken = []
+    with pytest.raises(NodeError):
+        notify_longpoll.listen(node, lambda: woken.append(True))
+    heights = [params[1] for params in node.asked]
+    assert heights == [0, 6, 7, 7, 9, 8]  # an answer without a new tip (a timeout) asks again for the same
+    assert all(params[2] == notify_longpoll.WAIT_MS for params in node.asked)
+    assert len(woken) == 4  # the first answer, b, d, and c2: a tip that went back is a change too
+
+
+def test_a_node_refusing_the_long_poll_leaves_the_watcher_polling_with_one_warning(caplog):
+    refused = RpcError("waitforblockheight", {"code": notify_longpoll.METHOD_NOT_FOUND, "message": "Method not found"})
+    node = ScriptedNode(refused)
+    source = BlockSource("https://provider/secret-key", lambda on_block: notify_longpoll.listen(node, on_block))
+    with caplog.at_level(logging.WARNING, logger=notify.__name__):
+        listen_for_blocks(source, lambda: None)  # returns instead of retrying
+    assert [r.url for r in caplog.records if r.name == notify.__name__] == ["https://provider"]
+    assert "secret" not in caplog.text
+
+
+def test_other_node_errors_are_raised_for_a_retry():
+    node = ScriptedNode(RpcError("waitforblockheight", {"code": -28, "message": "Loading block index"}))
+    with pytest.raises(RpcError):
+        notify_longpoll.listen(node, lambda: None)
