@@ -102,6 +102,8 @@ def test_after_a_settled_topup_an_order_is_paid_from_the_balance(
     assert timeline_kinds(wait_paid(orders, order["id"])).count("paid") == 1
     [settled] = payments_events.wait_for("payment_settled", 1)
     assert (settled["order_id"], settled["amount_usd_cents"], settled["method"]) == (order["id"], 18_900, "balance")
+    [debited] = payments_events.wait_for("balance_debited", 1)
+    assert (debited["account_id"], debited["order_id"], debited["amount_usd_cents"]) == (ACC, order["id"], 18_900)
     # Paid already: neither the balance nor a crypto intent can pay it again.
     assert code_of(payments.pay_with_balance, ACC, order["id"]) == "invalid_state"
     assert payments.get_balance(ACC)["available_usd_cents"] == 50_000 - 18_900

@@ -4,7 +4,7 @@ from datetime import datetime
 from typing import Protocol
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_contracts.events import Event, PaymentSettled
+from kernodeck_contracts.events import BalanceDebited, Event, PaymentSettled
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.units import Units
 from kernodeck_payments.domain.orders import PayableOrder
@@ -42,5 +42,8 @@ def pay_with_balance(units: Units[BalanceUnit], account_id: str, order: PayableO
                 amount_usd_cents=order.total_usd_cents,
                 method="balance",
             )
+        )
+        unit.emit(
+            BalanceDebited(account_id=account_id, amount_usd_cents=order.total_usd_cents, order_id=order.order_id)
         )
     return {"payment_id": payment_id, "order_id": order.order_id, "amount_usd_cents": order.total_usd_cents}

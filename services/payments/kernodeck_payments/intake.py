@@ -20,6 +20,7 @@ from kernodeck_payments.domain.intents import IntentStatus, Purpose, address_key
 from kernodeck_payments.domain.methods import Method, token_contract
 from kernodeck_payments.store.addresses import take_index, take_solana_address
 from kernodeck_payments.store.tables import PaymentIntent
+from kernodeck_payments.tracking import instructions_created
 
 
 class IntakeUnit(Protocol):
@@ -116,6 +117,7 @@ def open_payment(
                 token=row.token,
             )
         )
+        unit.emit(instructions_created(row))
         return row
 
 

@@ -18,6 +18,7 @@ from kernodeck_payments.ledger.store import credit_customer, record_order_paymen
 from kernodeck_payments.store.intents import as_intent, as_transfer, get_transfer, intent_at, transfers_of
 from kernodeck_payments.store.reviews import open_review
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
+from kernodeck_payments.tracking import status_changed
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,8 @@ def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: Paymen
         metrics.PAYMENTS_SETTLED.labels(row.asset, row.network, row.purpose).inc()
         log.info("payment settled", extra={"payment_id": row.id, "purpose": row.purpose})
     if outcome.status is not None and outcome.status != row.status:
-        row.status = outcome.status
+        previous, row.status = row.status, outcome.status
+        tx.emit(status_changed(row, previous, list(transfer_rows.values())))
     # Written even when nothing changed: the sweep takes the least recently reconciled first.
     row.updated_at = now
     session.add(row)

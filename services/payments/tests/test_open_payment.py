@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from kernodeck_contracts.errors import ServiceError
-from kernodeck_contracts.events import AddressWatched
+from kernodeck_contracts.events import AddressWatched, PaymentInstructionsCreated
 from kernodeck_payments.availability import MethodBoard
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.intents import Purpose
@@ -44,6 +44,40 @@ def test_an_intent_locks_the_rate_and_the_amount_and_watches_a_fresh_address():
     assert (intent.required_confirmations, intent.token, intent.status) == (2, None, "awaiting_transfer")
     [watched] = units.of(AddressWatched)
     assert (watched.address, watched.payment_id, watched.watch_until) == (intent.address, intent.id, intent.watch_until)
+
+
+def test_the_customer_is_told_what_to_send_for_an_order_and_for_a_topup():
+    units = intake_units(board())
+    order = open_one(units)
+    topup = open_one(units, find_method("USDT", "tron"), "t1", 10_000, Purpose.TOPUP)
+    told = [event.model_dump(exclude={"event_id", "occurred_at"}) for event in units.of(PaymentInstructionsCreated)]
+    common = {"account_id": "acc1", "extension_id": None, "expires_at": T0 + timedelta(minutes=30)}
+    assert told == [
+        {
+            **common,
+            "payment_id": order.id,
+            "purpose": "order",
+            "order_id": "o1",
+            "topup_id": None,
+            "asset": "BTC",
+            "network": "bitcoin",
+            "amount": "0.00378",
+            "amount_base_units": 378_000,
+            "amount_usd_cents": 18_900,
+        },
+        {
+            **common,
+            "payment_id": topup.id,
+            "purpose": "topup",
+            "order_id": None,
+            "topup_id": "t1",
+            "asset": "USDT",
+            "network": "tron",
+            "amount": "100",
+            "amount_base_units": 100_000_000,
+            "amount_usd_cents": 10_000,
+        },
+    ]
 
 
 def test_each_intent_takes_the_next_index_of_its_network():

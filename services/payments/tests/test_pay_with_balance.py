@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from kernodeck_contracts.errors import ServiceError
-from kernodeck_contracts.events import PaymentSettled
+from kernodeck_contracts.events import BalanceDebited, PaymentSettled
 from kernodeck_payments.balance import pay_with_balance
 from kernodeck_payments.domain.orders import PayableOrder
 from services.payments.tests.memory import balance_units
@@ -32,6 +32,13 @@ def test_an_order_paid_from_the_balance_is_settled_once():
         "o1",
         18_900,
         "balance",
+    )
+    [debited] = units.of(BalanceDebited)
+    assert (debited.account_id, debited.amount_usd_cents, debited.order_id, debited.extension_id) == (
+        "acc1",
+        18_900,
+        "o1",
+        None,
     )
 
 

@@ -1,0 +1,46 @@
+"""The events that let a customer follow a crypto payment: its instructions, then each status it reaches."""
+
+from kernodeck_chains.amounts import format_amount
+from kernodeck_contracts.events import PaymentInstructionsCreated, PaymentStatusChanged
+from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token
+from kernodeck_payments.domain.methods import find_method
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
+
+
+def _subject(intent: PaymentIntent) -> dict:
+    """What the intent pays for, as the events name it."""
+    return {
+        "purpose": intent.purpose,
+        "order_id": intent.reference_id if intent.purpose == Purpose.ORDER else None,
+        "topup_id": intent.reference_id if intent.purpose == Purpose.TOPUP else None,
+    }
+
+
+def instructions_created(intent: PaymentIntent) -> PaymentInstructionsCreated:
+    method = find_method(intent.asset, intent.network)
+    return PaymentInstructionsCreated(
+        payment_id=intent.id,
+        account_id=intent.account_id,
+        **_subject(intent),
+        asset=intent.asset,
+        network=intent.network,
+        amount=format_amount(intent.amount, method.decimals),
+        amount_base_units=intent.amount,
+        amount_usd_cents=intent.amount_usd_cents,
+        expires_at=intent.expires_at,
+    )
+
+
+def status_changed(intent: PaymentIntent, previous: str, transfers: list[ChainTransferRow]) -> PaymentStatusChanged:
+    """`intent` has just moved from `previous` to its status; `transfers` are those on its address."""
+    token = normalize_token(intent.network, intent.token)
+    counted = [t.confirmations for t in transfers if t.token == token and t.state != TransferState.REVERTED]
+    return PaymentStatusChanged(
+        payment_id=intent.id,
+        account_id=intent.account_id,
+        **_subject(intent),
+        status=intent.status,
+        previous_status=previous,
+        confirmations=max(counted, default=0),
+        required_confirmations=intent.required_confirmations,
+    )
