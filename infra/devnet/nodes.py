@@ -485,6 +485,17 @@ class LitecoinNode(_BitcoinLikeNode):
     def cli_candidates(cls) -> tuple[str, ...]:
         return ("/usr/bin/litecoin-cli",)
 
+    MWEB_HEIGHT = 432  # regtest activates MWEB at the first block after 431 that holds a peg-in
+
+    def activate_mweb(self) -> None:
+        """Activate MWEB (as on Litecoin mainnet since 2022), the way Litecoin's own functional tests do:
+        mine to height 431, peg some coins in, mine the activating block. A node already past it stays."""
+        if self.rpc("getblockcount") >= self.MWEB_HEIGHT:
+            return
+        self.mine(self.MWEB_HEIGHT - 1 - self.rpc("getblockcount"))
+        self.rpc("sendtoaddress", self.rpc("getnewaddress", "", "mweb"), "1")
+        self.mine(1)
+
 
 class BitcoinNode(_BitcoinLikeNode):
     """Bitcoin Knots (Debian sid) in regtest, via the wrapper in ``.nodes/bin``."""

@@ -9,6 +9,11 @@ LAG_SECONDS = Gauge("kernodeck_watcher_lag_seconds", "Seconds since the watcher 
 LAGGING = Gauge("kernodeck_watcher_lagging", "1 while the watcher reports itself lagging", ["network"])
 ACTIVE = Gauge("kernodeck_watcher_active", "1 in the replica that holds the scan lock", ["network"])
 TRANSFERS = Counter("kernodeck_watcher_transfers_total", "Transfer events emitted, by kind", ["network", "event"])
+UNREADABLE_TRANSACTIONS = Counter(
+    "kernodeck_watcher_unreadable_transactions_total",
+    "Transactions of a shape the watcher cannot read, skipped (each logged with its txid)",
+    ["network"],
+)
 REORGS = Counter("kernodeck_watcher_reorgs_total", "Reorganisations rolled back", ["network"])
 RPC_ERRORS = Counter("kernodeck_watcher_rpc_errors_total", "Node calls that failed", ["network", "call"])
 RPC_SECONDS = Histogram(

@@ -15,9 +15,11 @@ node) and misses outputs already spent, while a payment the scanner missed
 is recent by nature.
 """
 
+import logging
 from collections.abc import Collection, Container, Iterable, Iterator
 from decimal import Decimal
 
+from kernodeck_watchers import metrics
 from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
 from kernodeck_watchers.chains.jsonrpc import JsonRpc, RpcError
 
@@ -27,6 +29,8 @@ BECH32_PREFIXES = {
     "litecoin": ("ltc1", "tltc1", "rltc1"),
 }
 BATCH = 500
+
+log = logging.getLogger(__name__)
 
 Output = tuple[int, str, int]  # output index, address, base units
 
@@ -49,18 +53,38 @@ def paid_address(script: dict) -> str | None:
 
 
 def outputs(tx: dict) -> Iterator[Output]:
+    """The outputs of a decoded transaction that pay an address. Litecoin's MWEB outputs (`ismweb`, an
+    `output_id` and nothing else: the amount and the receiver are hidden) pay no address the watcher can
+    know; a peg-out shows under its kernel until mined, then as an output of the block's HogEx transaction,
+    read like any other."""
     for out in tx["vout"]:
+        if out.get("ismweb"):
+            continue
         if (address := paid_address(out["scriptPubKey"])) is not None:
             yield out["n"], address, to_base_units(out["value"])
 
 
-def match(txs: Iterable[dict], watched: Container[str]) -> list[SeenTransfer]:
+def readable_outputs(tx: dict, network: str) -> tuple[Output, ...]:
+    """`outputs(tx)`; none, logged and counted, for a transaction of a shape this client cannot read: one
+    transaction never stops a pass (the balance check is the backstop for what it may have paid)."""
+    try:
+        return tuple(outputs(tx))
+    except (KeyError, TypeError, ValueError, ArithmeticError) as error:
+        metrics.UNREADABLE_TRANSACTIONS.labels(network).inc()
+        log.error(
+            "a transaction of a shape the watcher cannot read: skipped",
+            extra={"network": network, "txid": tx.get("txid"), "error": repr(error)},
+        )
+        return ()
+
+
+def match(txs: Iterable[dict], watched: Container[str], network: str) -> list[SeenTransfer]:
     """The outputs of decoded transactions paying a watched address: one set lookup per output."""
     return [
-        SeenTransfer(tx["txid"], out["n"], address, None, to_base_units(out["value"]))
+        SeenTransfer(tx["txid"], index, address, None, amount)
         for tx in txs
-        for out in tx["vout"]
-        if (address := out["scriptPubKey"].get("address") or paid_address(out["scriptPubKey"])) in watched
+        for index, address, amount in readable_outputs(tx, network)
+        if address in watched
     ]
 
 
@@ -90,7 +114,7 @@ class UtxoClient:
 
     def transfers_in_block(self, block: BlockRef, watched: Container[str]) -> list[SeenTransfer]:
         decoded = block.payload or self.rpc.call("getblock", block.hash, 2)
-        return match(decoded["tx"], watched)
+        return match(decoded["tx"], watched, self.network)
 
     def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
         self._refresh_mempool()
@@ -122,7 +146,7 @@ class UtxoClient:
                 chunk, self.rpc.batch([("getrawtransaction", [txid, True]) for txid in chunk]), strict=True
             ):
                 if not isinstance(tx, RpcError):  # an error: it left the mempool meanwhile
-                    self._mempool[txid] = tuple(outputs(tx))
+                    self._mempool[txid] = readable_outputs(tx, self.network)
 
 
 def _ref(header: dict, payload: dict | None = None) -> BlockRef:

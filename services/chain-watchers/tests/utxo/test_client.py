@@ -4,6 +4,7 @@ from decimal import Decimal
 
 import pytest
 
+from kernodeck_watchers import metrics
 from kernodeck_watchers.chains.base import NodeError, SeenTransfer
 from kernodeck_watchers.chains.jsonrpc import JsonRpc
 from kernodeck_watchers.chains.utxo import UtxoClient, match, to_base_units
@@ -36,10 +37,20 @@ def test_outputs_match_by_address_in_both_json_shapes():
             ],
         }
     ]
-    assert match(txs, {"bcrt1qa", "rltc1qb", "x"}) == [
+    assert match(txs, {"bcrt1qa", "rltc1qb", "x"}, "litecoin") == [
         SeenTransfer("t1", 0, "bcrt1qa", None, 10_000_000),
         SeenTransfer("t1", 1, "rltc1qb", None, 20_000_000),
     ]
+
+
+def test_one_transaction_of_an_unknown_shape_is_skipped_not_the_block():
+    txs = [
+        {"txid": "odd", "vout": [{"n": 0, "value": "not a number", "scriptPubKey": {"address": "rltc1qb"}}]},
+        {"txid": "t2", "vout": [{"n": 0, "value": Decimal("0.1"), "scriptPubKey": {"address": "rltc1qb"}}]},
+    ]
+    before = metrics.UNREADABLE_TRANSACTIONS.labels("litecoin")._value.get()
+    assert match(txs, {"rltc1qb"}, "litecoin") == [SeenTransfer("t2", 0, "rltc1qb", None, 10_000_000)]
+    assert metrics.UNREADABLE_TRANSACTIONS.labels("litecoin")._value.get() == before + 1
 
 
 def test_bech32_is_matched_in_lower_case_and_base58_as_it_is(client, node):
