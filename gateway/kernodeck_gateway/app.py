@@ -4,7 +4,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from kernodeck_gateway import problems
+from kernodeck_gateway import openapi, problems
 from kernodeck_gateway.body_limit import BodyLimitMiddleware
 from kernodeck_gateway.http_metrics import MetricsMiddleware
 from kernodeck_gateway.routes import (
@@ -46,8 +46,10 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.state.settings = settings
     for exc_type, handler in problems.HANDLERS.items():
         app.add_exception_handler(exc_type, handler)
-    for module in (health, catalog, accounts, ssh_key, balance, orders, payments, topups, telegram, admin):
-        app.include_router(module.router)
+    routers = [m.router for m in (health, catalog, accounts, ssh_key, balance, orders, payments, topups, telegram, admin)]
+    for router in routers:
+        app.include_router(router)
+    openapi.install(app, routers)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware)
     return app

@@ -2,7 +2,16 @@
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+)
 
 from kernodeck_contracts.money import format_usd, parse_usd
 
@@ -11,21 +20,26 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# The bounds the services enforce, stated here so that the OpenAPI document carries them (the services
+# still check every rule: they are the authority, and other callers than the gateway reach them).
+SshPublicKey = Annotated[StrictStr, Field(min_length=1, max_length=16_384, description="OpenSSH format")]
+
+
 class OrderConfiguration(Body):
-    model: StrictStr
-    duration_days: StrictInt
-    lots: StrictInt
-    preparation: StrictStr
+    model: StrictStr = Field(description="a model id of the catalog")
+    duration_days: StrictInt = Field(json_schema_extra={"enum": [3, 7, 30]})
+    lots: StrictInt = Field(ge=1, le=10)
+    preparation: StrictStr = Field(description="a preparation id of the catalog")
 
 
 class NewOrder(OrderConfiguration):
     # Checked by orders (an OpenSSH public key; a bounded description, only with `custom`).
-    ssh_public_key: StrictStr | None = None
-    preparation_note: StrictStr | None = None
+    ssh_public_key: SshPublicKey | None = None
+    preparation_note: StrictStr | None = Field(None, min_length=1, max_length=2000, description="only with `custom`")
 
 
 class SshKey(Body):
-    ssh_public_key: StrictStr
+    ssh_public_key: SshPublicKey
 
 
 class NewNode(Body):
@@ -42,11 +56,14 @@ class NodeStateChange(Body):
     note: StrictStr = ""
 
 
+Name = Annotated[StrictStr, Field(min_length=1, max_length=100)]
+
+
 class NewAccount(Body):
-    first_name: StrictStr
-    last_name: StrictStr
-    email: StrictStr
-    password: StrictStr
+    first_name: Name
+    last_name: Name
+    email: StrictStr = Field(min_length=3, max_length=254)
+    password: StrictStr = Field(min_length=15, max_length=128, description="15 to 128 characters")
 
 
 class Credentials(Body):
@@ -64,8 +81,12 @@ class PaymentMethodChoice(Body):
     network: StrictStr
 
 
+# Payments refuses any amount but these four; the gateway reads any USD text.
+TOPUP_AMOUNTS = WithJsonSchema({"type": "string", "pattern": r"^(100|500|2000|10000)(\.0{1,2})?$"})
+
+
 class NewTopup(PaymentMethodChoice):
-    amount_usd: UsdCents  # payments refuses any but the four top-up amounts
+    amount_usd: Annotated[UsdCents, TOPUP_AMOUNTS]
 
 
 class ReviewResolution(Body):

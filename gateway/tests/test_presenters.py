@@ -3,6 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
+from gateway.tests.rows import order_row, payment_row
 from kernodeck_gateway.schemas import (
     NewTopup,
     ReviewResolution,
@@ -54,46 +55,8 @@ def test_a_review_resolution_takes_an_optional_usd_amount():
         ReviewResolution.model_validate({"decision": "approve", "note": "ok"})
 
 
-def payment(**changes) -> dict:
-    return {
-        "id": "p1",
-        "purpose": "order",
-        "order_id": "o1",
-        "topup_id": None,
-        "account_id": "a1",
-        "asset": "ETH",
-        "network": "ethereum",
-        "address": "0x52908400098527886E0F7030069857D2E4169EE7",
-        "amount_base_units": 32_500_000_000_000_000,
-        "amount": "0.0325",
-        "amount_usd_cents": 10000,
-        "rate": "3076.92",
-        "uri": "ethereum:0x52908400098527886E0F7030069857D2E4169EE7?value=32500000000000000",
-        "expires_at": "2025-01-01T01:00:00Z",
-        "status": "confirming",
-        "reported_at": None,
-        "received_base_units": 32_500_000_000_000_001,
-        "received_amount": "0.032500000000000001",
-        "confirmed_base_units": 1,
-        "confirmed_amount": "0.000000000000000001",
-        "required_confirmations": 12,
-        "transfers": [
-            {
-                "txid": "0xabc",
-                "index": 0,
-                "amount_base_units": 32_500_000_000_000_001,
-                "amount": "0.032500000000000001",
-                "confirmations": 3,
-                "state": "confirming",
-            }
-        ],
-        "created_at": "2025-01-01T00:00:00Z",
-        **changes,
-    }
-
-
 def test_a_payment_shows_amounts_as_strings_and_only_its_own_reference():
-    assert present_payment(payment()) == {
+    assert present_payment(payment_row()) == {
         "id": "p1",
         "purpose": "order",
         "order_id": "o1",
@@ -122,7 +85,7 @@ def test_a_payment_shows_amounts_as_strings_and_only_its_own_reference():
 
 
 def test_a_topup_shows_its_payment_with_the_topup_reference():
-    topup_payment = payment(purpose="topup", order_id=None, topup_id="t1", transfers=[])
+    topup_payment = payment_row(purpose="topup", order_id=None, topup_id="t1", transfers=[])
     shown = present_topup({"id": "t1", "amount_usd_cents": 50000, "status": "pending", "payment": topup_payment})
     assert shown["amount_usd"] == "500.00"
     assert shown["payment"]["topup_id"] == "t1"
@@ -137,27 +100,6 @@ def test_balance_in_dollars():
 
 
 def test_an_order_shows_its_payments():
-    order = {
-        "id": "o1",
-        "account_id": "a1",
-        "status": "awaiting_payment",
-        "summary": {
-            "model": "h100",
-            "model_name": "H100",
-            "backend": "cuda",
-            "duration_days": 7,
-            "lots": 1,
-            "gpus_per_lot": 8,
-            "total_gpus": 8,
-            "preparation": "ubuntu",
-            "lot_price_usd_cents": 10000,
-            "total_usd_cents": 10000,
-        },
-        "created_at": "2025-01-01T00:00:00Z",
-        "updated_at": "2025-01-01T00:00:00Z",
-        "timeline": [],
-        "rental": None,
-        "access": None,
-    }
-    assert present_order(order, [payment()])["payments"] == [present_payment(payment())]
+    order = order_row()
+    assert present_order(order, [payment_row()])["payments"] == [present_payment(payment_row())]
     assert present_order(order, [])["payments"] == []

@@ -4,19 +4,21 @@ from datetime import datetime
 from fastapi import APIRouter, Request, Response
 
 from kernodeck_gateway.auth import CSRF_COOKIE, SESSION_COOKIE, CurrentCaller, Rpc, client_address
+from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.responses import Account, Session
 from kernodeck_gateway.schemas import Credentials, NewAccount, present_account
 
 router = APIRouter(prefix="/api/v1", tags=["accounts"])
 
 
-@router.post("/accounts", status_code=201)
-async def register(body: NewAccount, rpc: Rpc) -> dict:
+@router.post("/accounts", status_code=201, responses=refusals(409))
+async def register(body: NewAccount, rpc: Rpc) -> Account:
     account = await rpc.call("accounts", "register", body.first_name, body.last_name, body.email, body.password)
     return present_account(account)
 
 
-@router.post("/sessions", status_code=201)
-async def log_in(body: Credentials, request: Request, response: Response, rpc: Rpc) -> dict:
+@router.post("/sessions", status_code=201, responses=refusals(401, 429))
+async def log_in(body: Credentials, request: Request, response: Response, rpc: Rpc) -> Session:
     session = await rpc.call("accounts", "login", body.email, body.password, client_address(request))
     secure = request.app.state.settings.cookie_secure
     max_age = int((datetime.fromisoformat(session["expires_at"]) - datetime.now().astimezone()).total_seconds())
@@ -43,5 +45,5 @@ async def log_out(caller: CurrentCaller, response: Response, rpc: Rpc) -> Respon
 
 
 @router.get("/me")
-async def me(caller: CurrentCaller) -> dict:
+async def me(caller: CurrentCaller) -> Account:
     return present_account(caller.account)

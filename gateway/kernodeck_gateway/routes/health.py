@@ -4,19 +4,21 @@ from fastapi import APIRouter, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from kernodeck_gateway.auth import Rpc
+from kernodeck_gateway.openapi import refusals
 from kernodeck_gateway.problems import Problem
+from kernodeck_gateway.responses import Readiness, Status
 
 router = APIRouter(tags=["operations"])
 SERVICES = ("catalog", "accounts", "orders", "payments", "provisioning")
 
 
 @router.get("/healthz")
-async def healthz() -> dict:
+async def healthz() -> Status:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
-async def readyz(rpc: Rpc) -> dict:
+@router.get("/readyz", responses=refusals(503))
+async def readyz(rpc: Rpc) -> Readiness:
     async def probe(service: str) -> bool:
         try:
             await rpc.call(service, "health", timeout=2.0)
@@ -31,6 +33,6 @@ async def readyz(rpc: Rpc) -> dict:
     return {"status": "ready", "services": results}
 
 
-@router.get("/metrics")
+@router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})
 async def metrics() -> Response:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

@@ -3,6 +3,8 @@ import asyncio
 from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
+from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.responses import Order, OrderPayment
 from kernodeck_gateway.rpc import RpcClient
 from kernodeck_gateway.schemas import NewOrder, PaymentMethodChoice, present_order, present_payment
 
@@ -29,8 +31,8 @@ async def access_of(rpc: RpcClient, account_id: str, orders: list[dict]) -> dict
     return await rpc.call("provisioning", "get_access", account_id, ready) if ready else {}
 
 
-@router.post("", status_code=201)
-async def create_order(body: NewOrder, caller: CurrentCaller, rpc: Rpc) -> dict:
+@router.post("", status_code=201, responses=refusals(409))
+async def create_order(body: NewOrder, caller: CurrentCaller, rpc: Rpc) -> Order:
     order = await rpc.call(
         "orders",
         "create_order",
@@ -46,7 +48,7 @@ async def create_order(body: NewOrder, caller: CurrentCaller, rpc: Rpc) -> dict:
 
 
 @router.get("")
-async def list_orders(caller: CurrentCaller, rpc: Rpc) -> list[dict]:
+async def list_orders(caller: CurrentCaller, rpc: Rpc) -> list[Order]:
     orders = await rpc.call("orders", "list_orders", caller.account_id)
     if not orders:
         return []
@@ -57,8 +59,8 @@ async def list_orders(caller: CurrentCaller, rpc: Rpc) -> list[dict]:
     return [present_order(order, payments[order["id"]], access.get(order["id"])) for order in orders]
 
 
-@router.get("/{order_id}")
-async def get_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
+@router.get("/{order_id}", responses=refusals(404))
+async def get_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
     order, payments = await asyncio.gather(
         rpc.call("orders", "get_order", caller.account_id, order_id),
         rpc.call("payments", "list_order_payments", caller.account_id, order_id),
@@ -66,21 +68,23 @@ async def get_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
     return present_order(order, payments, (await access_of(rpc, caller.account_id, [order])).get(order_id))
 
 
-@router.post("/{order_id}/cancel")
-async def cancel_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
+@router.post("/{order_id}/cancel", responses=refusals(404, 409))
+async def cancel_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
     # Payments first: if it is down, the 503 comes before anything is cancelled.
     payments = await rpc.call("payments", "list_order_payments", caller.account_id, order_id)
     return present_order(await rpc.call("orders", "cancel_order", caller.account_id, order_id), payments)  # no access
 
 
-@router.post("/{order_id}/payments", status_code=201)
-async def create_order_payment(order_id: str, body: PaymentMethodChoice, caller: CurrentCaller, rpc: Rpc) -> dict:
+@router.post("/{order_id}/payments", status_code=201, responses=refusals(404, 409))
+async def create_order_payment(
+    order_id: str, body: PaymentMethodChoice, caller: CurrentCaller, rpc: Rpc
+) -> OrderPayment:
     payment = await rpc.call("payments", "create_order_payment", caller.account_id, order_id, body.asset, body.network)
     return present_payment(payment)
 
 
-@router.post("/{order_id}/pay-with-balance")
-async def pay_with_balance(order_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
+@router.post("/{order_id}/pay-with-balance", responses=refusals(404, 409))
+async def pay_with_balance(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
     await rpc.call("payments", "pay_with_balance", caller.account_id, order_id)
     # The debit is done; orders learns of it from an event. Wait briefly for
     # the order to turn paid, and answer with it as it is either way.

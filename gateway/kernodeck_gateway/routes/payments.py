@@ -4,28 +4,32 @@ import segno
 from fastapi import APIRouter, Response
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
+from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.responses import Payment, PaymentMethod
 from kernodeck_gateway.schemas import present_method, present_payment
 
 router = APIRouter(prefix="/api/v1", tags=["payments"])
 
 
 @router.get("/payment-methods")
-async def list_methods(rpc: Rpc) -> list[dict]:
+async def list_methods(rpc: Rpc) -> list[PaymentMethod]:
     return [present_method(m) for m in await rpc.call("payments", "list_methods")]
 
 
-@router.get("/payments/{payment_id}")
-async def get_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
+@router.get("/payments/{payment_id}", responses=refusals(404))
+async def get_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Payment:
     return present_payment(await rpc.call("payments", "get_payment", caller.account_id, payment_id))
 
 
-@router.post("/payments/{payment_id}/reported")
-async def report_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> dict:
+@router.post("/payments/{payment_id}/reported", responses=refusals(404, 409))
+async def report_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Payment:
     return present_payment(await rpc.call("payments", "report_payment", caller.account_id, payment_id))
 
 
 @router.get(
-    "/payments/{payment_id}/qr.svg", response_class=Response, responses={200: {"content": {"image/svg+xml": {}}}}
+    "/payments/{payment_id}/qr.svg",
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}}}, **refusals(404)},
 )
 async def payment_qr_code(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Response:
     payment = await rpc.call("payments", "get_payment", caller.account_id, payment_id)

@@ -5,6 +5,8 @@ from fastapi import APIRouter, Request, Response
 from kernodeck_contracts.languages import LANGUAGES
 from kernodeck_gateway.auth import CurrentCaller, Rpc
 from kernodeck_gateway.languages import preferred_language
+from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.responses import TelegramLink
 from kernodeck_gateway.schemas import Body
 
 router = APIRouter(prefix="/api/v1/me/telegram-link", tags=["telegram"])
@@ -15,10 +17,10 @@ class TelegramLinkRequest(Body):
     language: Literal[LANGUAGES] | None = None
 
 
-@router.post("")
+@router.post("", responses=refusals(429))
 async def link_telegram(
     caller: CurrentCaller, request: Request, rpc: Rpc, body: TelegramLinkRequest | None = None
-) -> dict:
+) -> TelegramLink:
     """A one-time deep link to the bot (`https://t.me/<bot>?start=<token>`) that binds the chat to this account."""
     language = (body.language if body else None) or preferred_language(request.headers.get("accept-language"))
     link = await rpc.call("accounts", "create_telegram_link", caller.account_id, language)

@@ -1,17 +1,19 @@
 from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
+from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.responses import Topup
 from kernodeck_gateway.schemas import NewTopup, present_topup
 
 router = APIRouter(prefix="/api/v1/topups", tags=["topups"])
 
 
-@router.post("", status_code=201)
-async def create_topup(body: NewTopup, caller: CurrentCaller, rpc: Rpc) -> dict:
+@router.post("", status_code=201, responses=refusals(409))
+async def create_topup(body: NewTopup, caller: CurrentCaller, rpc: Rpc) -> Topup:
     topup = await rpc.call("payments", "create_topup", caller.account_id, body.amount_usd, body.asset, body.network)
     return present_topup(topup)
 
 
 @router.get("")
-async def list_topups(caller: CurrentCaller, rpc: Rpc) -> list[dict]:
+async def list_topups(caller: CurrentCaller, rpc: Rpc) -> list[Topup]:
     return [present_topup(t) for t in await rpc.call("payments", "list_topups", caller.account_id)]

@@ -1,0 +1,257 @@
+"""What every route answers, as typed models: the OpenAPI document and the generated web client rely on them.
+
+Extra fields are forbidden: a presenter that adds a field the document does not describe fails its route
+(and the tests) instead of letting the document drift from the wire.
+"""
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+UsdText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^\d+\.\d{2}$"})]
+SignedUsdText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^-?\d+\.\d{2}$"})]
+CryptoText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?$"})]
+BaseUnitsText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^\d+$"})]
+
+OrderStatus = Literal["awaiting_payment", "paid", "provisioning", "ready", "ended", "cancelled", "failed"]
+PaymentStatus = Literal[
+    "awaiting_transfer", "seen", "confirming", "settled", "expired", "underpaid", "overpaid", "late", "in_review"
+]
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FieldError(Answer):
+    field: str
+    message: str
+
+
+class Problem(Answer):
+    """An error (RFC 9457), `code` stable for machines; `errors` names the fields at fault."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    errors: list[FieldError]
+
+
+class Status(Answer):
+    status: Literal["ok"]
+
+
+class Readiness(Answer):
+    status: Literal["ready"]
+    services: dict[str, bool]
+
+
+class LotRange(Answer):
+    min: int
+    max: int
+
+
+class Preparation(Answer):
+    id: str
+    name: str
+    description: str
+
+
+class GpuModel(Answer):
+    id: str
+    name: str
+    vendor: str
+    backend: Literal["cuda", "rocm"]
+    memory_gb_per_gpu: int
+    gpus_per_lot: int
+    lot_prices_usd: dict[str, UsdText] = Field(description="the price of one lot per duration in days")
+    available_lots: int
+
+
+class Catalog(Answer):
+    models: list[GpuModel]
+    durations_days: list[int]
+    lots: LotRange
+    preparations: list[Preparation]
+
+
+class OrderSummary(Answer):
+    model: str
+    model_name: str
+    backend: Literal["cuda", "rocm"]
+    duration_days: int
+    lots: int
+    gpus_per_lot: int
+    total_gpus: int
+    preparation: str
+    lot_price_usd: UsdText
+    total_usd: UsdText
+
+
+class Quote(OrderSummary):
+    available: bool
+
+
+class Account(Answer):
+    id: str
+    first_name: str
+    last_name: str
+    email: str
+    created_at: Timestamp
+
+
+class Session(Answer):
+    token: str
+    expires_at: Timestamp
+    account: Account
+
+
+class AccountSshKey(Answer):
+    ssh_public_key: str | None = Field(description="the account's key, null when none was given")
+
+
+class TelegramLink(Answer):
+    url: str
+
+
+class Received(Answer):
+    amount: CryptoText
+    confirmed_amount: CryptoText
+
+
+class Transfer(Answer):
+    txid: str
+    amount: CryptoText
+    confirmations: int
+    required_confirmations: int
+    status: Literal["seen", "confirming", "confirmed", "reverted"]
+
+
+class PaymentFields(Answer):
+    id: str
+    asset: str
+    network: str
+    address: str
+    amount: CryptoText
+    amount_base_units: BaseUnitsText
+    amount_usd: UsdText
+    rate: str
+    uri: str
+    expires_at: Timestamp
+    status: PaymentStatus
+    reported_at: Timestamp | None
+    received: Received
+    transfers: list[Transfer]
+
+
+class OrderPayment(PaymentFields):
+    purpose: Literal["order"]
+    order_id: str
+
+
+class TopupPayment(PaymentFields):
+    purpose: Literal["topup"]
+    topup_id: str
+
+
+Payment = Annotated[OrderPayment | TopupPayment, Field(discriminator="purpose")]
+
+
+class PaymentMethod(Answer):
+    asset: str
+    network: str
+    available: bool
+    reason: str | None = Field(description="why the method is unavailable; null when it is available")
+
+
+class TimelineEntry(Answer):
+    at: Timestamp
+    kind: str
+    detail: str
+
+
+class Rental(Answer):
+    delivered_at: Timestamp
+    starts_at: Timestamp
+    ends_at: Timestamp
+
+
+class Access(Answer):
+    ssh_host: str
+    ssh_port: int
+    ssh_user: str
+    jupyter_url: str | None
+    jupyter_token: str | None
+
+
+class Order(Answer):
+    id: str
+    status: OrderStatus
+    summary: OrderSummary
+    created_at: Timestamp
+    updated_at: Timestamp
+    timeline: list[TimelineEntry]
+    payments: list[OrderPayment]
+    preparation_note: str | None
+    rental: Rental | None
+    access: Access | None = Field(description="only for the owner, only while the rental is live")
+
+
+class Balance(Answer):
+    available_usd: UsdText
+    pending_usd: UsdText
+
+
+class LedgerEntry(Answer):
+    at: Timestamp
+    amount_usd: SignedUsdText = Field(description="a debit is negative")
+    reason: str
+    ref: str
+
+
+class Topup(Answer):
+    id: str
+    amount_usd: UsdText
+    status: Literal["credited"] | PaymentStatus
+    payment: TopupPayment
+
+
+class ReviewAudit(Answer):
+    at: Timestamp
+    actor: str
+    action: str
+    detail: str
+
+
+class Review(Answer):
+    id: str
+    reason: str
+    status: Literal["open", "resolved"]
+    payment_id: str | None
+    account_id: str | None
+    transfer_key: str | None
+    decision: str | None
+    amount_usd: UsdText | None
+    note: str
+    created_at: Timestamp
+    resolved_at: Timestamp | None
+    resolved_by: str | None
+    audit: list[ReviewAudit]
+
+
+class Node(Answer):
+    id: str
+    host: str
+    port: int
+    host_key: str
+    model: str
+    backend: Literal["cuda", "rocm"]
+    gpu_count: int
+    gpus_in_use: int
+    live_rentals: int
+    state: Literal["available", "draining", "maintenance", "retired"]
+    note: str
+    created_at: Timestamp
