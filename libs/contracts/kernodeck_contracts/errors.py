@@ -68,3 +68,8 @@ class ServiceError(Exception):
 
     def __str__(self) -> str:
         return f"{self.code}: {self.detail}"
+
+
+class EventTooEarly(Exception):
+    """An event came before one it depends on: its consumer retries it for as long as it takes, never counting
+    it as a failure of the event (which would set it aside as a dead letter)."""

@@ -1,34 +1,95 @@
-"""Event handlers that never drop an event, and never spin on one that fails."""
+"""Event handlers that never drop an event, never spin on one that fails, and set aside one that always fails."""
+
+import logging
 
 import eventlet
+from nameko.amqp.publish import DEFAULT_TRANSPORT_OPTIONS, get_connection
+from nameko.constants import AMQP_URI_CONFIG_KEY
 from nameko.events import EventHandler
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+
+from kernodeck_contracts.errors import EventTooEarly
+from kernodeck_kit import metrics
+from kernodeck_kit.dead_letters import DELIVERIES, ERROR, ERROR_CHARS, QUEUE, dead_letter_queue, origin, republish
+from kernodeck_kit.settings import SETTINGS_KEY, ServiceSettings
 
 RETRY_PAUSE_KEY = "EVENT_RETRY_PAUSE_S"
 DEFAULT_RETRY_PAUSE_S = 1.0
+DEFAULT_MAX_DELIVERIES = ServiceSettings.model_fields["event_max_deliveries"].default
+
+log = logging.getLogger(__name__)
+
+
+def transient(error: BaseException) -> bool:
+    """A failure of what the handler depends on (the database away, a lost connection, a conflict to retry, an
+    event it needs not there yet), not of the event: never counted against it."""
+    if isinstance(error, DBAPIError) and error.connection_invalidated:
+        return True
+    return isinstance(error, OperationalError | InterfaceError | ConnectionError | TimeoutError | EventTooEarly)
 
 
 class RequeueingEventHandler(EventHandler):
-    """nameko's event handler with `requeue_on_error`, pausing before each requeue.
+    """nameko's event handler with `requeue_on_error`, pausing before each retry, and a bound on retries.
 
     nameko acknowledges a message whose handler raised, which would lose it;
-    here it goes back to the queue and is tried again (handlers are
-    idempotent, so a retry after a partial failure is safe). The worker waits
-    before it requeues, so a handler that can never succeed is retried about
-    once per pause and per worker, loudly in the logs and metrics, instead of
-    as fast as the broker redelivers, and a failing dependency (a database
-    down) slows consumption rather than burning the CPU.
+    here it is tried again (handlers are idempotent, so a retry after a
+    partial failure is safe). The worker waits before each retry, so a
+    failing dependency slows consumption rather than burning the CPU. A
+    transient failure (the database away) puts the message back as it was,
+    for as long as it lasts; any other failure sends it back to the end of
+    its queue with its delivery count raised, and at `event_max_deliveries`
+    (the service's setting) sets it aside in `<service>.dead-letters`,
+    counted in `kernodeck_events_dead_lettered_total`.
     """
 
     def setup(self):
         super().setup()
-        self.retry_pause_s = float(self.container.config.get(RETRY_PAUSE_KEY, DEFAULT_RETRY_PAUSE_S))
+        config = self.container.config
+        self.retry_pause_s = float(config.get(RETRY_PAUSE_KEY, DEFAULT_RETRY_PAUSE_S))
+        self.max_deliveries = int(config.get(SETTINGS_KEY, {}).get("event_max_deliveries", DEFAULT_MAX_DELIVERIES))
+        self.transport_options = {**DEFAULT_TRANSPORT_OPTIONS, "confirm_publish": True}
 
     def handle_result(self, message, worker_ctx, result=None, exc_info=None):
         if exc_info is not None:
             eventlet.sleep(self.retry_pause_s)
+            if not transient(exc_info[1]):
+                try:
+                    self._count_failure(message, exc_info[1])
+                except Exception:
+                    log.exception("a failed event could not be passed on: it is put back as it was")
+                else:
+                    self.queue_consumer.ack_message(message)
+                    return result, exc_info
         return super().handle_result(message, worker_ctx, result, exc_info)
+
+    def _count_failure(self, message, error: BaseException) -> None:
+        deliveries = int((message.headers or {}).get(DELIVERIES, 1))
+        where = {**origin(message), QUEUE: self.queue.name}
+        service = self.container.service_name
+        with get_connection(
+            self.container.config[AMQP_URI_CONFIG_KEY], transport_options=self.transport_options
+        ) as connection:
+            channel = connection.default_channel
+            if deliveries < self.max_deliveries:
+                republish(channel, message, self.queue.name, **where, **{DELIVERIES: deliveries + 1})
+                return
+            dead_letters = dead_letter_queue(service)(channel)
+            dead_letters.declare()
+            failure = f"{type(error).__name__}: {error}"[:ERROR_CHARS]
+            republish(
+                channel, message, "", exchange=dead_letters.name, **where, **{DELIVERIES: deliveries, ERROR: failure}
+            )
+        metrics.EVENTS_DEAD_LETTERED.labels(service).inc()
+        log.error(
+            "an event kept failing: set aside",
+            extra={
+                "queue": dead_letters.name,
+                "deliveries": deliveries,
+                "routing_key": where.get("x-kernodeck-routing-key"),
+            },
+        )
 
 
 def consumer(source: str, event_type: str):
-    """Handle `source`.`event_type`, requeueing the message after a pause when the handler fails."""
+    """Handle `source`.`event_type`: retried after a pause when the handler fails, set aside after too many."""
     return RequeueingEventHandler.decorator(source, event_type, requeue_on_error=True)

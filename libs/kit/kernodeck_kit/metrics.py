@@ -24,6 +24,11 @@ EVENTS_UNROUTABLE = Counter(
 )
 OUTBOX_PENDING = Gauge("kernodeck_outbox_pending", "Outbox rows not yet confirmed by the broker", ["service"])
 EVENTS_CONSUMED = Counter("kernodeck_events_consumed_total", "Events applied by a consumer", ["service", "consumer"])
+EVENTS_DEAD_LETTERED = Counter(
+    "kernodeck_events_dead_lettered_total",
+    "Events a consumer could not handle, set aside in <service>.dead-letters for an operator",
+    ["service"],
+)
 EVENTS_DUPLICATE = Counter(
     "kernodeck_events_duplicate_total", "Redelivered events ignored by a consumer", ["service", "consumer"]
 )

@@ -63,6 +63,9 @@ class ServiceSettings(BaseServiceSettings):
     outbox_relay_interval_s: float = Field(2.0, gt=0)
     # Published events are kept this long (for inspection), then removed.
     outbox_retention_days: float = Field(7, gt=0)
+    # An event whose handler fails this many times (for a reason other than a dependency away) is set aside
+    # in `<service>.dead-letters`.
+    event_max_deliveries: int = Field(5, ge=1, le=100)
 
     def nameko_config(self) -> dict:
         return {

@@ -6,7 +6,9 @@ durable queue of its own, `notify.events`, to every event it reads, and
 takes them one at a time, in the order they arrived. An event that cannot be
 read (a malformed body, a newer schema), or whose values the database
 refuses for good, is set aside in `notify.dead-letters` for an operator
-instead of blocking the queue.
+instead of blocking the queue; `kernodeck-dead-letters` (the kit's) lists,
+replays or drops them, a replayed one coming back by the default exchange
+with its origin in the kit's headers.
 """
 
 import json
@@ -19,15 +21,16 @@ from aiormq.exceptions import AMQPError, ChannelInvalidStateError
 from sqlalchemy.exc import DataError, IntegrityError
 
 from kernodeck_contracts.events import ALL_EVENTS, Event, TelegramLinkRequested, TelegramUnlinkRequested
+from kernodeck_kit import dead_letters
+from kernodeck_kit.metrics import EVENTS_DEAD_LETTERED
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
-from kernodeck_notify import metrics
 from kernodeck_notify.database import in_thread
 from kernodeck_notify.domain.notices import TOLD_EVENTS
 from kernodeck_notify.use_cases import apply_event
 
 QUEUE = "notify.events"
-DEAD_LETTERS = "notify.dead-letters"
+DEAD_LETTERS = dead_letters.queue_name("notify")
 PREFETCH = 100
 READ_EVENTS: tuple[type[Event], ...] = (*TOLD_EVENTS, TelegramLinkRequested, TelegramUnlinkRequested)
 EVENT_TYPES = {(event.source, event.type): event for event in ALL_EVENTS}
@@ -37,10 +40,12 @@ log = logging.getLogger(__name__)
 
 def decode(message: AbstractIncomingMessage) -> Event:
     """The event a message carries; ValueError when it is not one notify reads."""
-    source = (message.exchange or "").removesuffix(".events")
-    event_type = EVENT_TYPES.get((source, message.routing_key or ""))
+    headers = message.headers or {}  # a replayed dead letter says where it was first published
+    source = str(headers.get(dead_letters.EXCHANGE, message.exchange or "")).removesuffix(".events")
+    routing_key = str(headers.get(dead_letters.ROUTING_KEY, message.routing_key or ""))
+    event_type = EVENT_TYPES.get((source, routing_key))
     if event_type is None:
-        raise ValueError(f"no event {source}.{message.routing_key}")
+        raise ValueError(f"no event {source}.{routing_key}")
     return event_type.from_message(json.loads(message.body))
 
 
@@ -88,7 +93,7 @@ def _apply(db: Store, event: Event, public_url: str) -> int | None:
 
 
 async def _set_aside(message: AbstractIncomingMessage, error: str) -> None:
-    metrics.DEAD_LETTERED.inc()
+    EVENTS_DEAD_LETTERED.labels("notify").inc()
     log.error(
         "an event could not be applied: set aside",
         extra={"exchange": message.exchange, "routing_key": message.routing_key, "error": error[:300]},

@@ -1,4 +1,4 @@
-"""Notify's own metrics, beside the kit's events consumed and duplicates."""
+"""Notify's own metrics, beside the kit's events consumed, duplicates and dead letters."""
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -20,8 +20,5 @@ DELIVERY_SECONDS = Histogram(
     "kernodeck_notify_delivery_seconds",
     "From a message's queuing to the Bot API's acceptance",
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800),
-)
-DEAD_LETTERED = Counter(
-    "kernodeck_notify_events_dead_lettered_total", "Events that could not be read, set aside in notify.dead-letters"
 )
 READY = Gauge("kernodeck_notify_ready", "1 once the event queue is bound and the Bot API has answered getMe")

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from infra.local.isolation import RABBIT_API
+from kernodeck_kit import dead_letters
 from kernodeck_kit.db import make_engine
 from services.notify.tests.conftest import PUBLIC_URL, publish
 from services.notify.tests.samples import order_created
@@ -184,8 +185,22 @@ def test_an_event_that_cannot_be_read_or_stored_is_set_aside_and_the_next_one_go
             f"/queues/{vhost_name}/notify.dead-letters/get",
             json={"count": 10, "ackmode": "ack_requeue_false", "encoding": "auto"},
         ).json()
-    assert notify.metric("kernodeck_notify_events_dead_lettered_total") == 2
+    assert notify.metric("kernodeck_events_dead_lettered_total", 'service="notify"') == 2
     assert [json.loads(message["payload"])["order_id"] for message in dead] == [42, "x" * 100]
+
+    # A dead letter replayed (kernodeck-dead-letters) comes by the default exchange, its origin in headers.
+    replayed = {
+        "properties": {
+            "content_type": "application/json",
+            "headers": {dead_letters.EXCHANGE: "orders.events", dead_letters.ROUTING_KEY: "order_created"},
+        },
+        "routing_key": "notify.events",
+        "payload": json.dumps(order_created(account, "replayed").to_message()),
+        "payload_encoding": "string",
+    }
+    with httpx.Client(base_url=RABBIT_API, auth=("guest", "guest")) as api:
+        assert api.post(f"/exchanges/{vhost_name}/amq.default/publish", json=replayed).json()["routed"]
+    wait_orders(double, {601: ["after-the-bad-one", "replayed"]})
 
 
 def test_the_logs_never_show_the_bot_token(notify_factory, fresh_postgres, double, vhost):

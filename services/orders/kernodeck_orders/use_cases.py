@@ -4,7 +4,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.errors import ErrorCode, EventTooEarly, ServiceError
 from kernodeck_contracts.events import Event, PaymentRefused, PaymentReported, PaymentSettled, RentalExtended
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.types import rfc3339
@@ -50,7 +50,7 @@ class OrdersUnit(Protocol):
     def emit(self, event: Event) -> None: ...
 
 
-class OrderNotPaidYet(Exception):
+class OrderNotPaidYet(EventTooEarly):
     """A delivery event came before the order's own `paid`: the event is retried after a pause."""
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from uuid import uuid4
 
-from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.errors import ErrorCode, EventTooEarly, ServiceError
 from kernodeck_contracts.events import (
     CapacityChanged,
     OrderCreated,
@@ -225,7 +225,7 @@ def order_cancelled(uow: UnitOfWork, order_id: str) -> None:
     release(uow, order_id, "order_cancelled")
 
 
-class OrderNotYetKnown(Exception):
+class OrderNotYetKnown(EventTooEarly):
     """OrderCreated has not arrived yet: the event that needs it is retried."""
 
 
