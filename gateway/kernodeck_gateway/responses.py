@@ -44,9 +44,16 @@ class Status(Answer):
     status: Literal["ok"]
 
 
+class WatcherReport(Answer):
+    state: Literal["following", "lagging", "silent"]
+    lag_blocks: int
+    reported_at: Timestamp
+
+
 class Readiness(Answer):
     status: Literal["ready"]
     services: dict[str, bool]
+    watchers: dict[str, WatcherReport]
 
 
 class LotRange(Answer):

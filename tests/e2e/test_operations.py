@@ -10,6 +10,7 @@ def test_liveness_and_readiness(client):
     ready = client.get("/readyz")
     assert ready.status_code == 200
     assert set(ready.json()["services"]) == {"catalog", "accounts", "orders", "payments", "provisioning"}
+    assert ready.json()["watchers"] == {}  # this stack runs no chain watcher: none has reported
 
 
 def test_openapi_is_served_with_the_contract_paths(client):

@@ -19,18 +19,24 @@ async def healthz() -> Status:
 
 @router.get("/readyz", responses=refusals(503))
 async def readyz(rpc: Rpc) -> Readiness:
-    async def probe(service: str) -> bool:
-        try:
-            await rpc.call(service, "health", timeout=2.0)
-            return True
-        except Exception:
-            return False
+    """Every service answers (else 503). Also each chain watcher's state as payments last heard it
+    (`following`, `lagging`, `silent`): a lagging watcher turns its methods off but leaves the API ready."""
 
-    results = dict(zip(SERVICES, await asyncio.gather(*(probe(s) for s in SERVICES)), strict=True))
-    down = [service for service, ok in results.items() if not ok]
+    async def probe(service: str) -> dict | None:
+        try:
+            return await rpc.call(service, "health", timeout=2.0)
+        except Exception:
+            return None
+
+    answers = dict(zip(SERVICES, await asyncio.gather(*(probe(s) for s in SERVICES)), strict=True))
+    down = [service for service, answer in answers.items() if answer is None]
     if down:
         raise Problem(503, "service_unavailable", f"not answering: {', '.join(down)}")
-    return {"status": "ready", "services": results}
+    return {
+        "status": "ready",
+        "services": {service: True for service in answers},
+        "watchers": answers["payments"].get("watchers", {}),
+    }
 
 
 @router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})

@@ -50,7 +50,11 @@ class RequeueingEventHandler(EventHandler):
         self.transport_options = {**DEFAULT_TRANSPORT_OPTIONS, "confirm_publish": True}
 
     def handle_result(self, message, worker_ctx, result=None, exc_info=None):
+        labels = (self.container.service_name, self.method_name)
+        if message.delivery_info.get("redelivered") or int((message.headers or {}).get(DELIVERIES, 1)) > 1:
+            metrics.EVENTS_REDELIVERED.labels(*labels).inc()  # put back by the broker, or sent back after a failure
         if exc_info is not None:
+            metrics.HANDLER_FAILURES.labels(*labels).inc()
             eventlet.sleep(self.retry_pause_s)
             if not transient(exc_info[1]):
                 try:

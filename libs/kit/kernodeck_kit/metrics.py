@@ -23,6 +23,11 @@ EVENTS_UNROUTABLE = Counter(
     ["service", "event_type"],
 )
 OUTBOX_PENDING = Gauge("kernodeck_outbox_pending", "Outbox rows not yet confirmed by the broker", ["service"])
+OUTBOX_OLDEST_AGE = Gauge(
+    "kernodeck_outbox_oldest_pending_age_seconds",
+    "Age of the oldest outbox row not yet confirmed (0: none)",
+    ["service"],
+)
 EVENTS_CONSUMED = Counter("kernodeck_events_consumed_total", "Events applied by a consumer", ["service", "consumer"])
 EVENTS_DEAD_LETTERED = Counter(
     "kernodeck_events_dead_lettered_total",
@@ -31,6 +36,14 @@ EVENTS_DEAD_LETTERED = Counter(
 )
 EVENTS_DUPLICATE = Counter(
     "kernodeck_events_duplicate_total", "Redelivered events ignored by a consumer", ["service", "consumer"]
+)
+EVENTS_REDELIVERED = Counter(
+    "kernodeck_events_redelivered_total", "Event messages the broker delivered again", ["service", "consumer"]
+)
+HANDLER_FAILURES = Counter(
+    "kernodeck_event_handler_failures_total",
+    "Event handlers that failed; the message is requeued",
+    ["service", "consumer"],
 )
 
 

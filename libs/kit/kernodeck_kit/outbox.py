@@ -118,8 +118,12 @@ class OutboxRelay:
                 query = query.with_for_update(skip_locked=True)
             rows = session.exec(query).all()
             sent = self._send(session, rows)
-            pending = session.exec(select(func.count()).where(OutboxMessage.sent_at.is_(None))).one()
+            pending, oldest = session.exec(
+                select(func.count(), func.min(OutboxMessage.created_at)).where(OutboxMessage.sent_at.is_(None))
+            ).one()
             metrics.OUTBOX_PENDING.labels(self.service).set(pending)
+            age = (utcnow() - oldest).total_seconds() if oldest is not None else 0
+            metrics.OUTBOX_OLDEST_AGE.labels(self.service).set(age)
             return sent
 
     def prune(self, sent_before) -> int:

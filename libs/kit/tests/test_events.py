@@ -5,6 +5,7 @@ import time
 
 import eventlet
 from nameko.standalone.events import event_dispatcher
+from prometheus_client import REGISTRY
 
 from kernodeck_kit.events import RETRY_PAUSE_KEY, consumer
 
@@ -26,7 +27,15 @@ class Flaky:
         handled.append(payload)
 
 
+def sample(name: str) -> float:
+    return REGISTRY.get_sample_value(name, {"service": "flaky", "consumer": "on_created"}) or 0.0
+
+
 def test_a_failed_event_comes_back_after_the_pause_until_it_is_handled(container_factory, rabbit_config):
+    failures, redelivered = (
+        sample("kernodeck_event_handler_failures_total"),
+        sample("kernodeck_events_redelivered_total"),
+    )
     attempts.clear()
     handled.clear()
     config = {**rabbit_config, RETRY_PAUSE_KEY: PAUSE_S}
@@ -38,3 +47,5 @@ def test_a_failed_event_comes_back_after_the_pause_until_it_is_handled(container
     assert handled == [{"order_id": "o-1"}]
     assert len(attempts) == 3
     assert all(later - earlier >= PAUSE_S for earlier, later in itertools.pairwise(attempts))
+    assert sample("kernodeck_event_handler_failures_total") - failures == 2
+    assert sample("kernodeck_events_redelivered_total") - redelivered == 2  # the two failed deliveries came back

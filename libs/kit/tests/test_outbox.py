@@ -10,6 +10,7 @@ from nameko.events import event_handler
 from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
+from prometheus_client import REGISTRY
 from sqlalchemy import update
 from sqlmodel import Session, select
 
@@ -190,3 +191,19 @@ def test_the_relay_prunes_on_its_first_pass_even_right_after_boot(container_fact
     monkeypatch.setattr(OutboxRelay, "prune", lambda _relay, sent_before: pruned.append(sent_before) or 0)
     container_factory(Producer, {**config, "OUTBOX_RELAY_INTERVAL_S": 0.05}).start()
     wait_until(lambda: pruned)
+
+
+def test_the_relay_reports_the_backlog_and_the_age_of_its_oldest_row(config):
+    engine = make_engine(config["DATABASE_URL"])
+    store = Store(engine, "orders", relay=None)
+    with store.transaction() as tx:
+        tx.emit(order_created("o-7"))
+    down = OutboxRelay(engine, "orders", publish=lambda row: (_ for _ in ()).throw(ConnectionError("broker down")))
+    down.publish_pending(older_than=timedelta(seconds=-1))
+    labels = {"service": "orders"}
+    assert REGISTRY.get_sample_value("kernodeck_outbox_pending", labels) == 1
+    assert 0 < REGISTRY.get_sample_value("kernodeck_outbox_oldest_pending_age_seconds", labels) < 60
+    OutboxRelay(engine, "orders", publish=lambda row: None).publish_pending(older_than=timedelta(seconds=-1))
+    assert REGISTRY.get_sample_value("kernodeck_outbox_pending", labels) == 0
+    assert REGISTRY.get_sample_value("kernodeck_outbox_oldest_pending_age_seconds", labels) == 0
+    engine.dispose()

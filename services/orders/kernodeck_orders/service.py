@@ -19,12 +19,14 @@ from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.rpc_errors import call_service
+from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
 from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_orders import use_cases
 from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.domain import RENTAL_ENDING, OrderStatus, RentalDates, check_delivery_wishes
+from kernodeck_orders.state_metrics import read_state
 from kernodeck_orders.store import SqlOrders
 from kernodeck_orders.views import order_view
 
@@ -37,6 +39,7 @@ class OrdersService:
     db = Database()
     instrumented = Instrumented()
     settings = Settings(OrdersSettings)
+    state = StateMetrics(read_state)
     catalog = RpcProxy("catalog")
 
     @property

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from kernodeck_contracts.events import WatcherStatus
+from kernodeck_kit.types import rfc3339
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.methods import METHODS, Method, TokenContractError, token_contract
 from kernodeck_payments.rates.domain import Rate, RatePolicy, choose_rate
@@ -95,6 +96,16 @@ def is_configured(method: Method, settings: PaymentsSettings) -> bool:
     except TokenContractError:
         return False
     return True
+
+
+def watcher_reports(session: Session, settings: PaymentsSettings, now: datetime) -> dict[str, dict]:
+    """Each network's last watcher report, as /readyz shows it: `following` unless lagging or silent."""
+    stale_before = now - timedelta(seconds=settings.watcher_stale_s)
+    reports = {}
+    for row in session.execute(select(WatcherReport).order_by(WatcherReport.network)).scalars():
+        state = "lagging" if row.lagging else "silent" if row.reported_at < stale_before else "following"
+        reports[row.network] = {"state": state, "lag_blocks": row.lag_blocks, "reported_at": rfc3339(row.reported_at)}
+    return reports
 
 
 def record_watcher_status(session: Session, event: WatcherStatus) -> None:

@@ -70,6 +70,9 @@ class PaymentsSettings(ServiceSettings):
     stablecoin_peg_guard_percent: str = "2"
 
     solana_pool_low: int = Field(20, ge=0)
+    # How many unused addresses in a row the operator's wallet scans past (BIP44's gap limit is 20): funds
+    # beyond it are not shown by the wallet. Reported as a metric; alerts compare the derivation index to it.
+    wallet_gap_limit: int = Field(20, ge=1)
     # A watcher report older than this makes its network's methods unavailable (chain_lagging).
     watcher_stale_s: int = Field(300, ge=10)
     sweep_interval_s: float = Field(10.0, gt=0)

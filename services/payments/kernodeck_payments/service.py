@@ -24,11 +24,12 @@ from kernodeck_contracts.events import (
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.rpc_errors import call_service
+from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
 from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_payments import metrics, operator, queries
-from kernodeck_payments.availability import RATE_SYMBOLS, load_board, record_watcher_status
+from kernodeck_payments.availability import RATE_SYMBOLS, load_board, record_watcher_status, watcher_reports
 from kernodeck_payments.balance import SqlBalance, pay_with_balance
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
@@ -44,6 +45,7 @@ from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.reporting import report_payment
 from kernodeck_payments.settlement import credit_balance, reconcile_intent, record_transfer
+from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.intents import (
     due_for_reconciliation,
@@ -72,12 +74,15 @@ class PaymentsService:
     db = Database()
     instrumented = Instrumented()
     settings = Settings(PaymentsSettings)
+    state = StateMetrics(read_state, PaymentsSettings)
     rate_sources = RateSources()
     provisioning = RpcProxy("provisioning")
 
     @rpc
     def health(self) -> dict:
-        return {"service": self.name}
+        """Answers while the service runs; also each chain watcher's last report, for the gateway's /readyz."""
+        with self.db.read() as session:
+            return {"service": self.name, "watchers": watcher_reports(session, self.settings, utcnow())}
 
     # --- methods ---------------------------------------------------------
 
@@ -304,7 +309,6 @@ class PaymentsService:
         for intent_id in due:
             with self.db.transaction() as tx:
                 reconcile_intent(tx, get_intent(tx.session, intent_id, lock=True), now, self.settings)
-        metrics.SOLANA_POOL_LEFT.set(pool_left)
         if pool_left < self.settings.solana_pool_low:
             log.warning("the Solana address pool is running low", extra={"unused": pool_left})
         return len(due)

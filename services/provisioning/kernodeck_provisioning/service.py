@@ -13,12 +13,14 @@ from kernodeck_contracts.events import ExtensionPaid, OrderCreated, OrderStatusC
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.rpc_errors import call_service
+from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
 from kernodeck_provisioning import metrics, usecases
 from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.dependencies import Clock, ProvisioningTools
 from kernodeck_provisioning.domain import GpuModel, is_live
 from kernodeck_provisioning.hosts import NodeRefused
+from kernodeck_provisioning.state_metrics import read_state
 from kernodeck_provisioning.store import SqlUnitOfWork
 
 log = logging.getLogger(__name__)
@@ -31,6 +33,7 @@ class ProvisioningService:
 
     db = Database()
     instrumented = Instrumented()
+    state = StateMetrics(read_state)
     tools = ProvisioningTools()
     clock = Clock()
     catalog = RpcProxy("catalog")

@@ -1,0 +1,101 @@
+"""What payments reports from its tables at each scrape: intents, the review queue, addresses, rates."""
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from prometheus_client.core import GaugeMetricFamily
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from kernodeck_payments.config import PaymentsSettings
+from kernodeck_payments.domain.intents import IntentStatus
+from kernodeck_payments.domain.methods import METHODS
+from kernodeck_payments.rates.store import ExchangeRate
+from kernodeck_payments.store.addresses import solana_pool_left
+from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntent, ReviewItem
+
+DERIVED_NETWORKS = sorted({method.network for method in METHODS} - {"solana"})
+
+
+def gauge(name: str, documentation: str, labels: tuple[str, ...] = ()) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, documentation, labels=list(labels))
+
+
+def read_state(session: Session, now: datetime, settings: PaymentsSettings) -> Iterator[GaugeMetricFamily]:
+    yield intents_by_method(session)
+    yield from review_queue(session, now)
+    yield from addresses(session, settings)
+    yield rate_ages(session, now)
+
+
+def intents_by_method(session: Session) -> GaugeMetricFamily:
+    family = gauge(
+        "kernodeck_payment_intents_by_status", "Payment intents by method and status", ("asset", "network", "status")
+    )
+    counted = session.execute(
+        select(PaymentIntent.asset, PaymentIntent.network, PaymentIntent.status, func.count()).group_by(
+            PaymentIntent.asset, PaymentIntent.network, PaymentIntent.status
+        )
+    )
+    counts = {(asset, network, status): n for asset, network, status, n in counted}
+    for method in METHODS:
+        for status in IntentStatus:
+            family.add_metric(
+                [method.asset, method.network, status.value],
+                counts.get((method.asset, method.network, status.value), 0),
+            )
+    return family
+
+
+def review_queue(session: Session, now: datetime) -> Iterator[GaugeMetricFamily]:
+    count, oldest = session.execute(
+        select(func.count(), func.min(ReviewItem.created_at)).where(ReviewItem.status == "open")
+    ).one()
+    size = gauge("kernodeck_review_queue_open", "Review items waiting for an operator")
+    size.add_metric([], count)
+    age = gauge("kernodeck_review_queue_oldest_age_seconds", "Age of the oldest open review item (0: none)")
+    age.add_metric([], (now - oldest).total_seconds() if oldest is not None else 0)
+    yield size
+    yield age
+
+
+def addresses(session: Session, settings: PaymentsSettings) -> Iterator[GaugeMetricFamily]:
+    pool = gauge("kernodeck_address_pool_unused", "Unused deposit addresses in an operator-loaded pool", ("network",))
+    pool.add_metric(["solana"], solana_pool_left(session))
+    low = gauge(
+        "kernodeck_address_pool_low_threshold", "PAYMENTS_SOLANA_POOL_LOW: below it the pool is low", ("network",)
+    )
+    low.add_metric(["solana"], settings.solana_pool_low)
+    next_index = dict(session.execute(select(AddressCounter.network, AddressCounter.next_index)).all())
+    paid = dict(
+        session.execute(
+            select(PaymentIntent.network, func.max(PaymentIntent.derivation_index))
+            .join(ChainTransferRow, ChainTransferRow.intent_id == PaymentIntent.id)
+            .group_by(PaymentIntent.network)
+        ).all()
+    )
+    highest = gauge(
+        "kernodeck_derivation_index_highest", "Highest derivation index handed out (-1: none)", ("network",)
+    )
+    funded = gauge(
+        "kernodeck_derivation_index_highest_funded",
+        "Highest derivation index that received a transfer (-1: none)",
+        ("network",),
+    )
+    for network in DERIVED_NETWORKS:
+        highest.add_metric([network], next_index.get(network, 0) - 1)
+        funded.add_metric([network], paid[network] if paid.get(network) is not None else -1)
+    gap = gauge(
+        "kernodeck_wallet_gap_limit", "PAYMENTS_WALLET_GAP_LIMIT: unused addresses the operator's wallet scans past"
+    )
+    gap.add_metric([], settings.wallet_gap_limit)
+    yield from (pool, low, highest, funded, gap)
+
+
+def rate_ages(session: Session, now: datetime) -> GaugeMetricFamily:
+    family = gauge(
+        "kernodeck_rate_age_seconds", "Age of the latest rate observation, by source and symbol", ("source", "symbol")
+    )
+    for row in session.execute(select(ExchangeRate)).scalars():
+        family.add_metric([row.source, row.symbol], (now - row.as_of).total_seconds())
+    return family
