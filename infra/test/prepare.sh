@@ -32,3 +32,6 @@ fi
 
 # sshd and iproute2 for the GPU test hosts (provisioning's delivery tests, the end-to-end stacks).
 "$(dirname "$0")/../testhosts/install.sh"
+
+# promtool for the checks of the Prometheus configuration and alert rules (infra/prometheus).
+"$(dirname "$0")/../prometheus/install.sh"

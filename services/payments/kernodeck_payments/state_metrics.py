@@ -12,7 +12,7 @@ from kernodeck_payments.domain.intents import IntentStatus
 from kernodeck_payments.domain.methods import METHODS
 from kernodeck_payments.rates.store import ExchangeRate
 from kernodeck_payments.store.addresses import solana_pool_left
-from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntent, ReviewItem
+from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntent, ReviewItem, WatcherReport
 
 DERIVED_NETWORKS = sorted({method.network for method in METHODS} - {"solana"})
 
@@ -26,6 +26,10 @@ def read_state(session: Session, now: datetime, settings: PaymentsSettings) -> I
     yield from review_queue(session, now)
     yield from addresses(session, settings)
     yield rate_ages(session, now)
+    limit = gauge("kernodeck_rate_max_age_seconds", "PAYMENTS_RATE_MAX_AGE_S: an older rate is no rate")
+    limit.add_metric([], settings.rate_max_age_s)
+    yield limit
+    yield watcher_report_ages(session, now)
 
 
 def intents_by_method(session: Session) -> GaugeMetricFamily:
@@ -98,4 +102,15 @@ def rate_ages(session: Session, now: datetime) -> GaugeMetricFamily:
     )
     for row in session.execute(select(ExchangeRate)).scalars():
         family.add_metric([row.source, row.symbol], (now - row.as_of).total_seconds())
+    return family
+
+
+def watcher_report_ages(session: Session, now: datetime) -> GaugeMetricFamily:
+    family = gauge(
+        "kernodeck_watcher_report_age_seconds",
+        "Age of a network's last watcher report, as payments has it",
+        ("network",),
+    )
+    for row in session.execute(select(WatcherReport)).scalars():
+        family.add_metric([row.network], (now - row.reported_at).total_seconds())
     return family

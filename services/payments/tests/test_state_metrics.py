@@ -68,3 +68,6 @@ def test_health_names_each_watcher_following_lagging_or_silent(payments_ready, p
         "litecoin": "following",
     }
     assert watchers["bitcoin"]["lag_blocks"] == 10
+    assert 590 < sample("kernodeck_watcher_report_age_seconds", network="ethereum") < 700
+    assert 0 <= sample("kernodeck_watcher_report_age_seconds", network="litecoin") < 60
+    assert sample("kernodeck_rate_max_age_seconds") == 300

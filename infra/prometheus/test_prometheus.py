@@ -1,0 +1,71 @@
+"""The scrape configurations and alert rules, checked by promtool (Debian's `prometheus`, which
+infra/prometheus/install.sh installs): configs and rules valid, and every alert fired by one unit test and
+held back by another, its annotations as Prometheus renders them; each alert's runbook paragraph exists."""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+HERE = Path(__file__).resolve().parent
+RULES = HERE / "rules" / "kernodeck.yml"
+UNIT_TESTS = HERE / "tests" / "kernodeck_test.yml"
+RUNBOOK = HERE / "RUNBOOK.md"
+LABEL = re.compile(r"\{\{ \$labels\.(\w+) \}\}")
+
+
+def promtool(*args: str) -> subprocess.CompletedProcess:
+    tool = shutil.which("promtool")
+    assert tool, "promtool is missing: run infra/prometheus/install.sh (make test runs it)"
+    done = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def alerts() -> dict[str, dict]:
+    return {rule["alert"]: rule for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]}
+
+
+@pytest.mark.parametrize("config", ["prometheus.yml", "local.yml"])
+def test_the_scrape_configuration_is_valid_with_its_rules(config):
+    assert "SUCCESS" in promtool("check", "config", str(HERE / config)).stdout
+
+
+def test_the_alert_rules_are_valid():
+    assert "SUCCESS" in promtool("check", "rules", str(RULES)).stdout
+
+
+def test_each_alert_fires_in_one_unit_test_and_is_held_back_in_another(tmp_path):
+    suite = yaml.safe_load(UNIT_TESTS.read_text())
+    rules = alerts()
+    fired, held = set(), set()
+    for case in suite["tests"]:
+        for check in case["alert_rule_test"]:
+            rule = rules[check["alertname"]]
+            (fired if check["exp_alerts"] else held).add(check["alertname"])
+            for expected in check["exp_alerts"]:
+                expected["exp_annotations"] = annotations(rule, expected["exp_labels"])
+    assert fired == held == set(rules)
+    suite["rule_files"] = [str(RULES)]
+    (tmp_path / "tests.yml").write_text(yaml.safe_dump(suite))
+    assert "SUCCESS" in promtool("test", "rules", str(tmp_path / "tests.yml")).stdout
+
+
+def annotations(rule: dict, labels: dict) -> dict:
+    """The rule's annotations with `{{ $labels.x }}` filled in, the only template they use."""
+    rendered = {name: LABEL.sub(lambda m: labels[m.group(1)], text) for name, text in rule["annotations"].items()}
+    assert "{{" not in "".join(rendered.values()), rendered
+    return rendered
+
+
+def test_each_alert_has_a_severity_a_summary_and_a_runbook_paragraph():
+    sections = dict(re.findall(r"^## (\w+)\n\n(.+?)(?=^## |\Z)", RUNBOOK.read_text(), re.M | re.S))
+    for name, rule in alerts().items():
+        assert rule["labels"]["severity"] in ("page", "ticket"), name
+        assert rule["annotations"]["summary"], name
+        assert rule["annotations"]["runbook"] == f"infra/prometheus/RUNBOOK.md#{name.lower()}"
+        assert len(sections.get(name, "").split()) > 40, f"{name}: no runbook paragraph in RUNBOOK.md"
+    assert set(sections) == set(alerts())
