@@ -134,18 +134,19 @@ def test_a_token_payment_counts_whatever_the_case_of_its_contract(order_payment,
     wait_paid(orders, order["id"])
 
 
-def test_an_overpayment_settles_and_credits_the_excess_at_the_locked_rate(
-    order_payment, payments, orders, watcher, running, write_rates
+@pytest.mark.parametrize(("current_btc", "sat_per_cent"), [("40000", 25), ("60000", 20)], ids=["falling", "rising"])
+def test_an_overpayment_settles_and_credits_the_excess_at_the_lower_of_the_locked_and_current_rates(
+    order_payment, payments, orders, watcher, running, write_rates, current_btc, sat_per_cent
 ):
     order, payment = order_payment()
-    # The market moves after the quote: the excess still counts at the locked 50,000.
-    refresh_rates(running, write_rates, BTC="40000")
+    # The market moves after the quote: the excess counts at the lower of the locked 50,000 and the new rate.
+    refresh_rates(running, write_rates, BTC=current_btc)
 
     confirm(watcher, payment, 400_000)
 
     assert payments.get_payment(ACC, payment["id"])["status"] == "overpaid"
     wait_paid(orders, order["id"])
-    excess = (400_000 - BTC_AMOUNT) // 20  # 22,000 sat at 0.05 cent = 1,100 cents
+    excess = (400_000 - BTC_AMOUNT) // sat_per_cent  # 22,000 sat: 880 cents at 40,000, 1,100 at 50,000
     assert balance(payments) == {"available_usd_cents": excess, "pending_usd_cents": 0}
     assert ledger(payments) == [(excess, "overpayment", payment["id"])]
 
@@ -263,7 +264,7 @@ def test_a_late_transfer_is_credited_at_the_lower_of_the_locked_and_current_rate
     assert order_status(orders, order["id"]) == "awaiting_payment"
 
 
-def test_a_late_transfer_without_a_current_rate_waits_until_a_rate_exists(
+def test_a_late_transfer_without_a_current_rate_goes_to_review_and_credits_nothing(
     order_payment, payments, watcher, running, write_rates, payments_db
 ):
     _, payment = order_payment()
@@ -279,17 +280,13 @@ def test_a_late_transfer_without_a_current_rate_waits_until_a_rate_exists(
     confirm(watcher, payment, 100_000, occurred_at=deadline + timedelta(seconds=30))
 
     assert payments.get_payment(ACC, payment["id"])["status"] == "late"
-    assert ledger(payments) == []
-    run_entrypoint(running["payments"], "sweep")
-    assert ledger(payments) == []  # still no rate: nothing is guessed
+    assert ledger(payments) == []  # nothing is guessed: an operator decides
+    [item] = payments.list_reviews("open")
+    assert (item["reason"], item["payment_id"], item["account_id"]) == ("no_fresh_rate", payment["id"], ACC)
 
     refresh_rates(running, write_rates, BTC="45000")
-    assert run_entrypoint(running["payments"], "sweep") == 1
-
-    assert balance(payments)["available_usd_cents"] == 4_500  # 100,000 sat at min(50,000, 45,000)
-    assert ledger(payments) == [(4_500, "late_transfer", payment["id"])]
-    assert run_entrypoint(running["payments"], "sweep") == 0
-    assert balance(payments)["available_usd_cents"] == 4_500
+    assert run_entrypoint(running["payments"], "sweep") == 0  # decided: the review, not a later rate
+    assert ledger(payments) == []
 
 
 # --- what does not count -------------------------------------------------
@@ -437,7 +434,7 @@ def test_a_second_transfer_after_settlement_is_credited_to_the_balance(order_pay
 
     confirm(watcher, payment, 100_000)
 
-    assert balance(payments)["available_usd_cents"] == 5_000  # 100,000 sat at the locked 50,000
+    assert balance(payments)["available_usd_cents"] == 5_000  # 100,000 sat at the lower of 50,000 and 50,000
     assert ledger(payments) == [(5_000, "overpayment", payment["id"])]
     assert payments.get_payment(ACC, payment["id"])["status"] == "settled"
     assert timeline_kinds(orders.get_order(ACC, order["id"])).count("paid") == 1

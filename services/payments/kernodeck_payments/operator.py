@@ -4,6 +4,7 @@ from datetime import datetime
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.outbox import Store
+from kernodeck_kit.units import SqlUnits
 from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.ledger.domain import Reason
@@ -22,10 +23,12 @@ def reviews(db: Store, status: str | None) -> list[dict]:
         return [review_view(item, audit_of(session, item.id)) for item in list_reviews(session, status)]
 
 
-def resolve(db: Store, operator_id: str, review_id: str, decision: str, amount_usd_cents, note: str, now) -> dict:
+def resolve(
+    db: Store, units: SqlUnits, operator_id: str, review_id: str, decision: str, amount_usd_cents, note: str, now
+) -> dict:
     _check_decision(decision, amount_usd_cents, note)
-    with db.transaction() as tx:
-        item = get_review(tx.session, review_id, lock=True)
+    with units.transaction() as unit:
+        item = get_review(unit.session, review_id, lock=True)
         if item is None:
             raise ServiceError(ErrorCode.NOT_FOUND, "no such review item")
         if item.status != "open":
@@ -34,8 +37,8 @@ def resolve(db: Store, operator_id: str, review_id: str, decision: str, amount_u
             if item.account_id is None:
                 raise ServiceError.field("decision", "this item has no customer to credit; refund it off-system")
             credit = Credit(amount_usd_cents, Reason.REVIEW_CREDIT, f"review:{item.id}")
-            credit_balance(tx, item.account_id, credit, item.id, now)
-        record_decision(tx.session, item, operator_id, decision, amount_usd_cents, note, now)
+            credit_balance(unit, item.account_id, credit, item.id, now)
+        record_decision(unit.session, item, operator_id, decision, amount_usd_cents, note, now)
     with db.read() as session:
         return review_view(get_review(session, review_id), audit_of(session, review_id))
 

@@ -44,16 +44,10 @@ from kernodeck_payments.ledger.store import available_cents, list_entries, paid_
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.reporting import report_payment
-from kernodeck_payments.settlement import credit_balance, reconcile_intent, record_transfer
+from kernodeck_payments.settlement import SqlSettlement, apply_transfer, credit_balance, sweep
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
-from kernodeck_payments.store.intents import (
-    due_for_reconciliation,
-    get_intent,
-    order_intent_ids,
-    pending_topup_cents,
-    transfers_of,
-)
+from kernodeck_payments.store.intents import order_intent_ids, pending_topup_cents, transfers_of
 from kernodeck_payments.store.orders import copy_order, payable_order
 from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.views import payment_view, topup_view
@@ -220,7 +214,8 @@ class PaymentsService:
 
     @rpc(expected_exceptions=ServiceError)
     def resolve_review(self, operator_id, review_id, decision, amount_usd_cents, note) -> dict:
-        return operator.resolve(self.db, operator_id, review_id, decision, amount_usd_cents, note, utcnow())
+        units = self._settlement()
+        return operator.resolve(self.db, units, operator_id, review_id, decision, amount_usd_cents, note, utcnow())
 
     @rpc(expected_exceptions=ServiceError)
     def set_method_enabled(self, operator_id, asset, network, enabled) -> dict:
@@ -254,13 +249,10 @@ class PaymentsService:
         self._on_transfer(TransferReverted.from_message(payload), TransferState.REVERTED)
 
     def _on_transfer(self, event: ChainTransfer, state: TransferState) -> None:
-        now = utcnow()
-        with self.db.consume(f"chain.{event.type}", event) as tx:
-            if tx is None:
-                return
-            intent = record_transfer(tx, event, state, now)
-            if intent is not None:
-                reconcile_intent(tx, intent, now, self.settings)
+        apply_transfer(self._settlement(), f"chain.{event.type}", event, state, utcnow())
+
+    def _settlement(self) -> SqlUnits:
+        return SqlUnits(self.db, lambda tx: SqlSettlement(tx, self.settings))
 
     @consumer(WatcherStatus.source, WatcherStatus.type)
     def on_watcher_status(self, payload):
@@ -271,10 +263,10 @@ class PaymentsService:
     def on_payment_refused(self, payload):
         """Orders could not use a settled payment (paid already, cancelled): the money goes to the balance."""
         event = PaymentRefused.from_message(payload)
-        with self.db.consume("orders.payment_refused", event) as tx:
-            if tx is not None:
+        with self._settlement().consume("orders.payment_refused", event) as unit:
+            if unit is not None:
                 credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, f"refused:{event.payment_id}")
-                credit_balance(tx, event.account_id, credit, event.payment_id, utcnow())
+                credit_balance(unit, event.account_id, credit, event.payment_id, utcnow())
 
     @consumer(ProvisioningFailed.source, ProvisioningFailed.type)
     def on_provisioning_failed(self, payload):
@@ -287,7 +279,7 @@ class PaymentsService:
             cents = paid_for_order(tx.session, event.order_id, payment_ids)
             if cents:
                 credit = Credit(cents, Reason.REFUSED_PAYMENT, f"provisioning-failed:{event.order_id}")
-                credit_balance(tx, event.account_id, credit, ref=event.order_id, now=utcnow())
+                credit_balance(SqlSettlement(tx, self.settings), event.account_id, credit, event.order_id, utcnow())
                 log.info("failed order refunded to the balance", extra={"order_id": event.order_id})
 
     # --- timers ----------------------------------------------------------
@@ -301,14 +293,10 @@ class PaymentsService:
 
     @configured_timer(PaymentsSettings, "sweep_interval_s")
     def sweep(self) -> int:
-        """Deadlines that passed and late transfers waiting for a rate: reconcile them."""
-        now = utcnow()
+        """Intents whose deadline passed with something left to decide: reconcile them."""
+        swept = sweep(self._settlement(), utcnow(), SWEEP_BATCH)
         with self.db.read() as session:
-            due = due_for_reconciliation(session, now, SWEEP_BATCH)
             pool_left = solana_pool_left(session)
-        for intent_id in due:
-            with self.db.transaction() as tx:
-                reconcile_intent(tx, get_intent(tx.session, intent_id, lock=True), now, self.settings)
         if pool_left < self.settings.solana_pool_low:
             log.warning("the Solana address pool is running low", extra={"unused": pool_left})
-        return len(due)
+        return swept

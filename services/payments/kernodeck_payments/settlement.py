@@ -1,11 +1,17 @@
-"""Chain events in, decisions out: record transfers, reconcile intents, apply the outcome."""
+"""Chain events in, decisions out: record transfers, reconcile intents, apply the outcome, on a unit of work
+(the database's in the service, plain objects in tests)."""
 
 import logging
 from datetime import datetime
+from fractions import Fraction
 from functools import cache
+from typing import Protocol
 
-from kernodeck_contracts.events import BalanceCredited, ChainTransfer, PaymentSettled
+from sqlmodel import SQLModel
+
+from kernodeck_contracts.events import BalanceCredited, ChainTransfer, Event, PaymentSettled
 from kernodeck_kit.outbox import Tx
+from kernodeck_kit.units import Units
 from kernodeck_payments import metrics
 from kernodeck_payments.availability import current_price
 from kernodeck_payments.config import PaymentsSettings
@@ -15,7 +21,15 @@ from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.domain.reconcile import Credit, reconcile
 from kernodeck_payments.ledger.domain import Reason
 from kernodeck_payments.ledger.store import credit_customer, record_order_payment, refund_refused_payment
-from kernodeck_payments.store.intents import as_intent, as_transfer, get_transfer, intent_at, transfers_of
+from kernodeck_payments.store.intents import (
+    as_intent,
+    as_transfer,
+    due_for_reconciliation,
+    get_intent,
+    get_transfer,
+    intent_at,
+    transfers_of,
+)
 from kernodeck_payments.store.reviews import open_review
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 from kernodeck_payments.tracking import status_changed
@@ -23,17 +37,119 @@ from kernodeck_payments.tracking import status_changed
 log = logging.getLogger(__name__)
 
 
-def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: datetime) -> PaymentIntent | None:
+class SettlementUnit(Protocol):
+    def intent_at(self, network: str, address: str) -> PaymentIntent | None:
+        """The intent that owns the address, locked until the unit ends."""
+
+    def intent(self, intent_id: str) -> PaymentIntent | None:
+        """The intent, locked until the unit ends."""
+
+    def due(self, now: datetime, limit: int) -> list[str]:
+        """Intents past their deadline with something left to decide, least recently reconciled first."""
+
+    def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None: ...
+    def transfers_of(self, intent_id: str) -> list[ChainTransferRow]: ...
+
+    def save(self, row: SQLModel) -> None:
+        """Keep `row` (new or changed); what the unit reads next sees it."""
+
+    def price_now(self, symbol: str, now: datetime) -> Fraction | None:
+        """A fresh rate of `symbol`; None when there is none (or a stablecoin is off its peg)."""
+
+    def credit(self, account_id: str, credit: Credit, ref: str, now: datetime) -> bool:
+        """Credit the balance once per `credit.key`; False when that key was credited before."""
+
+    def book_order_payment(self, cents: int, order_id: str, key: str, now: datetime) -> None:
+        """An order paid straight by crypto, into sales, once per key."""
+
+    def open_review(
+        self,
+        key: str,
+        reason: str,
+        now: datetime,
+        intent_id: str | None = None,
+        account_id: str | None = None,
+        transfer_key: str | None = None,
+    ) -> bool:
+        """Queue an item for an operator unless one with the same key exists."""
+
+    def emit(self, event: Event) -> None: ...
+
+
+class SqlSettlement:
+    def __init__(self, tx: Tx, settings: PaymentsSettings):
+        self.session = tx.session
+        self.emit = tx.emit
+        self.settings = settings
+
+    def intent_at(self, network: str, address: str) -> PaymentIntent | None:
+        return intent_at(self.session, network, address, lock=True)
+
+    def intent(self, intent_id: str) -> PaymentIntent | None:
+        return get_intent(self.session, intent_id, lock=True)
+
+    def due(self, now: datetime, limit: int) -> list[str]:
+        return due_for_reconciliation(self.session, now, limit)
+
+    def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
+        return get_transfer(self.session, network, txid, index)
+
+    def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
+        return transfers_of(self.session, intent_id)
+
+    def save(self, row: SQLModel) -> None:
+        self.session.add(row)
+        self.session.flush()
+
+    def price_now(self, symbol: str, now: datetime) -> Fraction | None:
+        return current_price(self.session, self.settings, symbol, now)
+
+    def credit(self, account_id: str, credit: Credit, ref: str, now: datetime) -> bool:
+        if credit.reason == Reason.REFUSED_PAYMENT:  # back out of sales, where the payment was booked
+            return refund_refused_payment(self.session, account_id, credit.cents, ref, credit.key, now)
+        return credit_customer(self.session, account_id, credit.cents, Reason(credit.reason), credit.key, ref, now)
+
+    def book_order_payment(self, cents: int, order_id: str, key: str, now: datetime) -> None:
+        record_order_payment(self.session, cents, order_id, key, now)
+
+    def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None) -> bool:
+        return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key)
+
+
+def apply_transfer(
+    units: Units[SettlementUnit], consumer: str, event: ChainTransfer, state: TransferState, now: datetime
+) -> None:
+    """A watcher's event, applied once: the transfer recorded, its intent brought up to date."""
+    with units.consume(consumer, event) as unit:
+        if unit is None:
+            return
+        intent = record_transfer(unit, event, state, now)
+        if intent is not None:
+            reconcile_intent(unit, intent, now)
+
+
+def sweep(units: Units[SettlementUnit], now: datetime, batch: int) -> int:
+    """Reconcile the intents whose deadline passed with something left to decide; how many were looked at."""
+    with units.transaction() as unit:
+        due = unit.due(now, batch)
+    for intent_id in due:
+        with units.transaction() as unit:
+            reconcile_intent(unit, unit.intent(intent_id), now)
+    return len(due)
+
+
+def record_transfer(
+    unit: SettlementUnit, event: ChainTransfer, state: TransferState, now: datetime
+) -> PaymentIntent | None:
     """Store what the watcher saw; returns the intent to reconcile, locked, or None when nothing changed.
 
     Every transfer is kept, even on an address no intent owns (then it goes
     to review once confirmed). An event older than the last one applied is ignored.
     """
-    session = tx.session
     # The owner is locked before its transfer is read: events on one intent
     # apply one at a time, each reading what the one before it wrote.
-    owner = intent_at(session, event.network, event.address, lock=True)
-    row = get_transfer(session, event.network, event.txid, event.index)
+    owner = unit.intent_at(event.network, event.address)
+    row = unit.transfer(event.network, event.txid, event.index)
     if row is None:
         row = ChainTransferRow(
             network=event.network,
@@ -60,38 +176,37 @@ def record_transfer(tx: Tx, event: ChainTransfer, state: TransferState, now: dat
     row.amount, row.state, row.sequence = event.amount, state, event.sequence
     row.confirmations, row.block_height, row.block_hash = event.confirmations, event.block_height, event.block_hash
     row.updated_at = now
-    session.add(row)
-    session.flush()
+    unit.save(row)
     if row.intent_id is None and state == TransferState.CONFIRMED:
         key = transfer_key(event.network, event.txid, event.index)
-        open_review(session, f"unknown_address:{key}", "unknown_address", now, transfer_key=key)
+        unit.open_review(f"unknown_address:{key}", "unknown_address", now, transfer_key=key)
     return intent
 
 
-def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: PaymentsSettings) -> None:
+def reconcile_intent(unit: SettlementUnit, row: PaymentIntent, now: datetime) -> None:
     """Bring one intent, locked by the caller, up to date with its transfers, exactly once per cause."""
-    session = tx.session
     method = find_method(row.asset, row.network)
-    intent = as_intent(row)
-    transfer_rows = {transfer_key(t.network, t.txid, t.index): t for t in transfers_of(session, row.id)}
-    transfers = [as_transfer(t) for t in transfer_rows.values()]
-    token = normalize_token(row.network, row.token)
-    price_now = cache(lambda: current_price(session, settings, method.rate_symbol, now))
+    transfer_rows = {transfer_key(t.network, t.txid, t.index): t for t in unit.transfers_of(row.id)}
     outcome = reconcile(
-        intent, transfers, token, now, price_now, lambda base_units, price: usd_cents_for(base_units, price, method)
+        as_intent(row),
+        [as_transfer(t) for t in transfer_rows.values()],
+        normalize_token(row.network, row.token),
+        now,
+        cache(lambda: unit.price_now(method.rate_symbol, now)),
+        lambda base_units, price: usd_cents_for(base_units, price, method),
     )
     for key, disposition in outcome.dispositions.items():
         transfer_rows[key].disposition = disposition
-        session.add(transfer_rows[key])
+        unit.save(transfer_rows[key])
     for credit in outcome.credits:
-        credit_balance(tx, row.account_id, credit, row.id, now)
+        credit_balance(unit, row.account_id, credit, row.id, now)
     for review in outcome.reviews:
-        open_review(session, review.key, review.reason, now, row.id, row.account_id, review.transfer_key)
+        unit.open_review(review.key, review.reason, now, row.id, row.account_id, review.transfer_key)
     if outcome.settles:
         row.settled_at = now
         if row.purpose == Purpose.ORDER:
-            record_order_payment(session, row.amount_usd_cents, row.reference_id, f"order-payment:{row.id}", now)
-            tx.emit(
+            unit.book_order_payment(row.amount_usd_cents, row.reference_id, f"order-payment:{row.id}", now)
+            unit.emit(
                 PaymentSettled(
                     payment_id=row.id,
                     order_id=row.reference_id,
@@ -104,17 +219,13 @@ def reconcile_intent(tx: Tx, row: PaymentIntent, now: datetime, settings: Paymen
         log.info("payment settled", extra={"payment_id": row.id, "purpose": row.purpose})
     if outcome.status is not None and outcome.status != row.status:
         previous, row.status = row.status, outcome.status
-        tx.emit(status_changed(row, previous, list(transfer_rows.values())))
+        unit.emit(status_changed(row, previous, list(transfer_rows.values())))
     # Written even when nothing changed: the sweep takes the least recently reconciled first.
     row.updated_at = now
-    session.add(row)
+    unit.save(row)
 
 
-def credit_balance(tx: Tx, account_id: str, credit: Credit, ref: str, now: datetime) -> None:
+def credit_balance(unit: SettlementUnit, account_id: str, credit: Credit, ref: str, now: datetime) -> None:
     """Credit the balance once per key; BalanceCredited goes out with that first credit only."""
-    if credit.reason == Reason.REFUSED_PAYMENT:  # back out of sales, where the payment was booked
-        credited = refund_refused_payment(tx.session, account_id, credit.cents, ref, credit.key, now)
-    else:
-        credited = credit_customer(tx.session, account_id, credit.cents, Reason(credit.reason), credit.key, ref, now)
-    if credited:
-        tx.emit(BalanceCredited(account_id=account_id, amount_usd_cents=credit.cents, reason=credit.reason))
+    if unit.credit(account_id, credit, ref, now):
+        unit.emit(BalanceCredited(account_id=account_id, amount_usd_cents=credit.cents, reason=credit.reason))

@@ -1,13 +1,19 @@
-"""Payments' units of work on plain objects, for the use cases that run on one (balance.py, intake.py)."""
+"""Payments' units of work on plain objects, for the use cases that run on one (balance.py, intake.py,
+settlement.py)."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 
 from sqlmodel import SQLModel
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
+from kernodeck_payments.domain.intents import address_key
+from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.store.intents import OPEN
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 
 
 @dataclass
@@ -65,3 +71,74 @@ class MemoryIntake:
 
 def intake_units(board: MethodBoard, solana_pool: list[str] = ()) -> MemoryUnits:
     return MemoryUnits("payments", IntakeTables(board, list(solana_pool)), MemoryIntake)
+
+
+@dataclass
+class SettlementTables:
+    intents: dict[str, PaymentIntent] = field(default_factory=dict)
+    transfers: dict[tuple[str, str, int], ChainTransferRow] = field(default_factory=dict)
+    prices: dict[str, Fraction | None] = field(default_factory=dict)  # the fresh rate of each symbol, as set
+    balances: dict[str, int] = field(default_factory=dict)
+    ledger: dict[str, tuple[str, int, str]] = field(default_factory=dict)  # key -> (account or sales, cents, reason)
+    reviews: dict[str, tuple[str, str | None, str | None]] = field(default_factory=dict)  # key -> (reason, intent, tx)
+
+
+class MemorySettlement:
+    def __init__(self, tables: SettlementTables, emit):
+        self.tables = tables
+        self.emit = emit
+
+    def intent_at(self, network: str, address: str) -> PaymentIntent | None:
+        key = address_key(network, address)
+        return next((i for i in self.tables.intents.values() if (i.network, i.address_key) == (network, key)), None)
+
+    def intent(self, intent_id: str) -> PaymentIntent | None:
+        return self.tables.intents.get(intent_id)
+
+    def due(self, now: datetime, limit: int) -> list[str]:
+        unused = {
+            t.intent_id for t in self.tables.transfers.values() if t.state == "confirmed" and t.disposition is None
+        }
+        due = [
+            i
+            for i in self.tables.intents.values()
+            if i.expires_at <= now < i.watch_until and (i.status in OPEN or i.id in unused)
+        ]
+        return [i.id for i in sorted(due, key=lambda i: i.updated_at)][:limit]
+
+    def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
+        return self.tables.transfers.get((network, txid, index))
+
+    def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
+        found = [t for t in self.tables.transfers.values() if t.intent_id == intent_id]
+        return sorted(found, key=lambda t: (t.first_seen_at, t.txid, t.index))
+
+    def save(self, row: SQLModel) -> None:
+        if isinstance(row, PaymentIntent):
+            self.tables.intents[row.id] = row
+        else:
+            self.tables.transfers[(row.network, row.txid, row.index)] = row
+
+    def price_now(self, symbol: str, now: datetime) -> Fraction | None:
+        return self.tables.prices.get(symbol)
+
+    def credit(self, account_id: str, credit: Credit, ref: str, now: datetime) -> bool:
+        if credit.key in self.tables.ledger:
+            return False
+        self.tables.ledger[credit.key] = (account_id, credit.cents, credit.reason)
+        self.tables.balances[account_id] = self.tables.balances.get(account_id, 0) + credit.cents
+        return True
+
+    def book_order_payment(self, cents: int, order_id: str, key: str, now: datetime) -> None:
+        self.tables.ledger.setdefault(key, ("sales:orders", cents, "order_payment"))
+
+    def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None) -> bool:
+        if key in self.tables.reviews:
+            return False
+        self.tables.reviews[key] = (reason, intent_id, transfer_key)
+        return True
+
+
+def settlement_units(*intents: PaymentIntent, **prices: Fraction | None) -> MemoryUnits:
+    """Settlement over `intents`, with `prices` as each symbol's fresh rate (None: no fresh rate)."""
+    return MemoryUnits("payments", SettlementTables({i.id: i for i in intents}, prices=dict(prices)), MemorySettlement)

@@ -45,6 +45,7 @@ class Review:
 class Outcome:
     status: IntentStatus | None  # None: a settled intent keeps its status
     settles: bool = False
+    overpaid: bool = False  # settled with an excess worth crediting (or that waits for an operator)
     credits: list[Credit] = field(default_factory=list)
     reviews: list[Review] = field(default_factory=list)
     dispositions: dict[str, Disposition] = field(default_factory=dict)
@@ -63,10 +64,11 @@ def reconcile(
     _review_reverted_after_use(transfers, outcome)
 
     on_time, late = _on_time_and_late(intent, transfers, expected_token)
+    beyond = Beyond(intent, current_price, usd_of, outcome)
     if not intent.settled:
-        _settle_or_underpay(intent, on_time, now, usd_of, outcome)
+        _settle_or_underpay(intent, on_time, now, beyond, outcome)
     settled = intent.settled or outcome.settles
-    _credit_extras(intent, on_time if settled else [], late, current_price, usd_of, outcome)
+    _credit_extras(intent, on_time if settled else [], late, beyond)
     if not intent.settled:
         outcome.status = _status(intent, transfers, on_time, late, now, outcome)
     return outcome
@@ -98,56 +100,66 @@ def _review_reverted_after_use(transfers: list[Transfer], outcome: Outcome) -> N
             outcome.reviews.append(Review(f"reverted_after_{t.disposition.value}", f"reverted:{t.key}", t.key))
 
 
-def _settle_or_underpay(intent: Intent, on_time: list[Transfer], now: datetime, usd_of: UsdOf, outcome: Outcome):
+def _settle_or_underpay(intent: Intent, on_time: list[Transfer], now: datetime, beyond: "Beyond", outcome: Outcome):
     confirmed = [t for t in on_time if t.state == TransferState.CONFIRMED and t.disposition is None]
     total = sum(t.amount for t in confirmed)
     if confirmed and total >= intent.amount:
+        # The intent's own amount counts at the locked rate; only the excess is a credit beyond it.
         outcome.settles = True
         outcome.dispositions.update({t.key: Disposition.SETTLEMENT for t in confirmed})
         if intent.purpose == Purpose.TOPUP:
             outcome.credits.append(Credit(intent.amount_usd_cents, "topup", f"topup:{intent.id}"))
-        excess_cents = usd_of(total - intent.amount, intent.price)
-        if excess_cents > 0:
-            outcome.credits.append(Credit(excess_cents, "overpayment", f"excess:{intent.id}"))
+        if total > intent.amount:
+            outcome.overpaid = beyond.credit(total - intent.amount, "overpayment", f"excess:{intent.id}", confirmed)
         return
     still_arriving = any(t.state in PENDING for t in on_time)
     if confirmed and now >= intent.expires_at and not still_arriving:
-        # Deadline passed short: what arrived goes to the balance at the locked
-        # rate; the order stays payable. An on-time transfer reported after this
-        # credit makes a batch of its own, so the key names the batch, not the intent.
-        outcome.dispositions.update({t.key: Disposition.CREDITED for t in confirmed})
-        cents = usd_of(total, intent.price)
-        if cents > 0:
-            outcome.credits.append(Credit(cents, "underpayment", f"under:{min(t.key for t in confirmed)}"))
+        # Deadline passed short: what arrived goes to the balance; the order stays payable. An on-time
+        # transfer reported after this credit makes a batch of its own, so the key names the batch.
+        beyond.credit(total, "underpayment", f"under:{min(t.key for t in confirmed)}", confirmed)
 
 
-def _credit_extras(
-    intent: Intent,
-    on_time_extras: list[Transfer],
-    late: list[Transfer],
-    current_price: PriceNow,
-    usd_of: UsdOf,
-    outcome: Outcome,
-) -> None:
-    """Transfers not used to settle: a second one at the locked rate, a late one at the lower rate."""
+def _credit_extras(intent: Intent, on_time_extras: list[Transfer], late: list[Transfer], beyond: "Beyond") -> None:
+    """Transfers not used to settle: a second on-time one, a late one; each a credit beyond the intent."""
     for t in on_time_extras:
-        if _unused_confirmed(t, outcome):
-            _credit_transfer(t, intent.price, "overpayment", usd_of, outcome)
+        if beyond.unused(t):
+            beyond.credit(t.amount, "overpayment", f"transfer:{t.key}", [t])
     for t in late:
-        # No current rate: wait (the sweep retries); never guess one.
-        if _unused_confirmed(t, outcome) and (price := current_price()) is not None:
-            _credit_transfer(t, min(intent.price, price), "late_transfer", usd_of, outcome)
+        if beyond.unused(t):
+            beyond.credit(t.amount, "late_transfer", f"transfer:{t.key}", [t])
 
 
-def _unused_confirmed(t: Transfer, outcome: Outcome) -> bool:
-    return t.state == TransferState.CONFIRMED and t.disposition is None and t.key not in outcome.dispositions
+@dataclass
+class Beyond:
+    """Credits beyond what the intent asked: at the lower of the locked and a fresh current rate, so that a rate
+    locked before a fall is never an option on the market. No fresh rate (a stablecoin off its peg has none):
+    an operator decides instead."""
 
+    intent: Intent
+    current_price: PriceNow
+    usd_of: UsdOf
+    outcome: Outcome
 
-def _credit_transfer(t: Transfer, price: Fraction, reason: str, usd_of: UsdOf, outcome: Outcome) -> None:
-    outcome.dispositions[t.key] = Disposition.CREDITED
-    cents = usd_of(t.amount, price)
-    if cents > 0:
-        outcome.credits.append(Credit(cents, reason, f"transfer:{t.key}"))
+    def unused(self, t: Transfer) -> bool:
+        return t.state == TransferState.CONFIRMED and t.disposition is None and t.key not in self.outcome.dispositions
+
+    def credit(self, base_units: int, reason: str, key: str, transfers: list[Transfer]) -> bool:
+        """Credit `base_units` received in `transfers`, or queue them for review; True when anything is owed."""
+        price = self.current_price()
+        if price is None:
+            transfer_key = min(t.key for t in transfers)
+            self.outcome.reviews.append(Review("no_fresh_rate", f"no_fresh_rate:{key}", transfer_key))
+            self._mark(transfers, Disposition.REVIEW)
+            return True
+        self._mark(transfers, Disposition.CREDITED)
+        cents = self.usd_of(base_units, min(self.intent.price, price))
+        if cents > 0:
+            self.outcome.credits.append(Credit(cents, reason, key))
+        return cents > 0
+
+    def _mark(self, transfers: list[Transfer], disposition: Disposition) -> None:
+        for t in transfers:
+            self.outcome.dispositions.setdefault(t.key, disposition)  # a settling transfer stays one
 
 
 def _status(
@@ -159,8 +171,7 @@ def _status(
     outcome: Outcome,
 ) -> IntentStatus:
     if outcome.settles:
-        overpaid = any(c.reason == "overpayment" for c in outcome.credits)
-        return IntentStatus.OVERPAID if overpaid else IntentStatus.SETTLED
+        return IntentStatus.OVERPAID if outcome.overpaid else IntentStatus.SETTLED
 
     def disposition(t: Transfer) -> Disposition | None:
         return outcome.dispositions.get(t.key, t.disposition)
@@ -169,6 +180,7 @@ def _status(
         return IntentStatus.LATE
     if any(disposition(t) == Disposition.CREDITED for t in on_time):
         return IntentStatus.UNDERPAID
+    # An underpayment without a fresh rate waits for an operator: in review, like any item of the queue.
     if outcome.reviews or any(disposition(t) == Disposition.REVIEW for t in transfers):
         return IntentStatus.IN_REVIEW
     if now >= intent.expires_at and not on_time:

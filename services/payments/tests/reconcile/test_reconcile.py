@@ -85,10 +85,15 @@ def test_only_confirmed_amounts_settle():
     assert not outcome.settles and outcome.status == IntentStatus.CONFIRMING
 
 
-def test_overpayment_settles_and_credits_the_excess_at_the_locked_rate():
-    outcome = run([transfer(1, 300_000)], price=Fraction(10))  # the current rate does not matter here
+def test_overpayment_settles_and_credits_the_excess():
+    outcome = run([transfer(1, 300_000)])
     assert outcome.settles and outcome.status == IntentStatus.OVERPAID
     assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(5_000, "overpayment", "excess:pi1")]
+
+
+def test_an_excess_worth_less_than_a_cent_settles_without_a_credit():
+    outcome = run([transfer(1, 200_019)])  # 19 sat at 0.05 cent each: 0.95 cent
+    assert outcome.settles and outcome.status == IntentStatus.SETTLED and outcome.credits == []
 
 
 def test_a_topup_settles_by_crediting_its_amount():
@@ -143,10 +148,14 @@ def test_a_late_transfer_is_credited_at_the_lower_of_locked_and_current_rate(cur
     ]
 
 
-def test_a_late_transfer_without_a_current_rate_waits():
+def test_a_late_transfer_without_a_current_rate_goes_to_review():
     late = transfer(1, 200_000, seen=DEADLINE + timedelta(minutes=3))
     outcome = run([late], now=DEADLINE + timedelta(minutes=10), price=None)
-    assert outcome.credits == [] and outcome.dispositions == {} and outcome.status == IntentStatus.LATE
+    assert outcome.credits == [] and outcome.status == IntentStatus.LATE
+    assert [(r.reason, r.key, r.transfer_key) for r in outcome.reviews] == [
+        ("no_fresh_rate", "no_fresh_rate:transfer:bitcoin:tx1:0", "bitcoin:tx1:0")
+    ]
+    assert outcome.dispositions == {"bitcoin:tx1:0": Disposition.REVIEW}
 
 
 LATE = DEADLINE + timedelta(minutes=3)
@@ -155,16 +164,17 @@ LATE = DEADLINE + timedelta(minutes=3)
 @pytest.mark.parametrize(
     ("transfers", "calls"),
     [
-        pytest.param([transfer(1, 200_000)], 0, id="on_time"),
+        pytest.param([transfer(1, 200_000)], 0, id="exact"),
+        pytest.param([transfer(1, 300_000)], 1, id="over"),
         pytest.param([transfer(1, 200_000, seen=LATE)], 1, id="late"),
-        pytest.param([transfer(1, 100_000), transfer(2, 100_000, seen=LATE)], 1, id="on_time_and_late"),
+        pytest.param([transfer(1, 100_000), transfer(2, 100_000, seen=LATE)], 2, id="under_and_late"),
         pytest.param([transfer(1, 200_000, seen=LATE, disposition=Disposition.CREDITED)], 0, id="late_credited"),
         pytest.param([transfer(1, 200_000, TransferState.CONFIRMING, seen=LATE)], 0, id="late_confirming"),
         pytest.param([transfer(1, 200_000, TransferState.REVERTED, seen=LATE)], 0, id="late_reverted"),
         pytest.param([transfer(1, 200_000, seen=LATE, token=USDT)], 0, id="late_other_asset"),
     ],
 )
-def test_the_current_price_is_asked_only_for_a_late_transfer_about_to_be_credited(transfers, calls):
+def test_the_current_price_is_asked_only_for_a_credit_beyond_the_intent(transfers, calls):
     asked = []
 
     def current_price():
@@ -181,6 +191,7 @@ def test_a_second_transfer_after_settlement_is_credited():
     outcome = run([used, transfer(2, 100_000, seen=T0 + timedelta(minutes=8))], intent=settled)
     assert outcome.status is None and not outcome.settles
     assert [(c.cents, c.reason) for c in outcome.credits] == [(5_000, "overpayment")]
+    assert outcome.dispositions == {"bitcoin:tx2:0": Disposition.CREDITED}
 
 
 def test_a_late_second_transfer_after_settlement_uses_the_lower_rate():
@@ -240,3 +251,97 @@ def test_running_twice_on_the_updated_transfers_does_nothing_more():
     applied = [transfer(1, 300_000, disposition=first.dispositions["bitcoin:tx1:0"])]
     second = run(applied, intent=replace(INTENT, settled=True))
     assert second.credits == [] and second.reviews == [] and not second.settles
+
+
+# --- the rate of a credit: the intent's own amount at the locked rate, anything beyond it at the lower of
+# the locked (50,000) and a fresh rate; no fresh rate: an operator decides -------------------------------
+
+FALLING, RISING = Fraction(40_000), Fraction(60_000)
+AFTER = DEADLINE + timedelta(minutes=10)
+SECOND = [transfer(1, 200_000, disposition=Disposition.SETTLEMENT), transfer(2, 100_000)]
+
+
+@pytest.mark.parametrize(
+    ("case", "transfers", "intent", "now", "price", "credits", "status"),
+    [
+        ("exact", [transfer(1, 200_000)], INTENT, T0, FALLING, [], IntentStatus.SETTLED),
+        ("exact", [transfer(1, 200_000)], INTENT, T0, RISING, [], IntentStatus.SETTLED),
+        ("over", [transfer(1, 300_000)], INTENT, T0, FALLING, [(4_000, "overpayment")], IntentStatus.OVERPAID),
+        ("over", [transfer(1, 300_000)], INTENT, T0, RISING, [(5_000, "overpayment")], IntentStatus.OVERPAID),
+        ("under", [transfer(1, 100_000)], INTENT, DEADLINE, FALLING, [(4_000, "underpayment")], IntentStatus.UNDERPAID),
+        ("under", [transfer(1, 100_000)], INTENT, DEADLINE, RISING, [(5_000, "underpayment")], IntentStatus.UNDERPAID),
+        ("second", SECOND, replace(INTENT, settled=True), T0, FALLING, [(4_000, "overpayment")], None),
+        ("second", SECOND, replace(INTENT, settled=True), T0, RISING, [(5_000, "overpayment")], None),
+        (
+            "late",
+            [transfer(1, 100_000, seen=LATE)],
+            INTENT,
+            AFTER,
+            FALLING,
+            [(4_000, "late_transfer")],
+            IntentStatus.LATE,
+        ),
+        (
+            "late",
+            [transfer(1, 100_000, seen=LATE)],
+            INTENT,
+            AFTER,
+            RISING,
+            [(5_000, "late_transfer")],
+            IntentStatus.LATE,
+        ),
+        (
+            "topup",
+            [transfer(1, 300_000)],
+            replace(INTENT, purpose=Purpose.TOPUP),
+            T0,
+            FALLING,
+            [(10_000, "topup"), (4_000, "overpayment")],
+            IntentStatus.OVERPAID,
+        ),
+        (
+            "topup",
+            [transfer(1, 300_000)],
+            replace(INTENT, purpose=Purpose.TOPUP),
+            T0,
+            RISING,
+            [(10_000, "topup"), (5_000, "overpayment")],
+            IntentStatus.OVERPAID,
+        ),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_credits_beyond_the_intent_use_the_lower_of_the_locked_and_a_fresh_rate(
+    case, transfers, intent, now, price, credits, status
+):  # fmt: skip
+    outcome = run(transfers, now=now, intent=intent, price=price)
+    assert [(c.cents, c.reason) for c in outcome.credits] == credits
+    assert outcome.status == status and outcome.reviews == []
+
+
+@pytest.mark.parametrize(
+    ("case", "transfers", "intent", "now", "status"),
+    [
+        ("over", [transfer(1, 300_000)], INTENT, T0, IntentStatus.OVERPAID),
+        ("under", [transfer(1, 100_000)], INTENT, DEADLINE, IntentStatus.IN_REVIEW),
+        ("second", SECOND, replace(INTENT, settled=True), T0, None),
+        ("late", [transfer(1, 100_000, seen=LATE)], INTENT, AFTER, IntentStatus.LATE),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_a_credit_beyond_the_intent_without_a_fresh_rate_goes_to_review(case, transfers, intent, now, status):
+    outcome = run(transfers, now=now, intent=intent, price=None)
+    assert outcome.credits == [] and outcome.status == status
+    assert [r.reason for r in outcome.reviews] == ["no_fresh_rate"]
+    again = run(
+        [replace(t, disposition=outcome.dispositions.get(t.key, t.disposition)) for t in transfers],
+        now=now,
+        intent=replace(intent, settled=intent.settled or outcome.settles),
+        price=None,
+    )
+    assert again.reviews == [] and again.credits == []  # queued once
+
+
+def test_an_exact_payment_settles_without_a_fresh_rate():
+    outcome = run([transfer(1, 200_000)], price=None)
+    assert outcome.settles and outcome.credits == [] and outcome.reviews == []
