@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources services/catalog services/accounts services/orders services/payments services/chain-watchers services/provisioning services/notify gateway
+PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources services/catalog services/accounts services/orders services/payments services/chain-watchers services/provisioning services/notify services/support gateway
 STAMP := $(VENV)/.installed
 PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml)
 

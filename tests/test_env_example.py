@@ -14,6 +14,7 @@ from kernodeck_notify.config import NotifySettings
 from kernodeck_orders.config import OrdersSettings
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_provisioning.config import ProvisioningSettings
+from kernodeck_support.config import SupportSettings
 from kernodeck_watchers.config import WatcherSettings
 
 SETTINGS = (
@@ -23,6 +24,7 @@ SETTINGS = (
     OrdersSettings,
     PaymentsSettings,
     ProvisioningSettings,
+    SupportSettings,
     WatcherSettings,
     NotifySettings,
     GatewaySettings,

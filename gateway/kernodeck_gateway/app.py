@@ -16,6 +16,7 @@ from kernodeck_gateway.routes import (
     orders,
     payments,
     ssh_key,
+    support,
     telegram,
     topups,
 )
@@ -46,7 +47,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.state.settings = settings
     for exc_type, handler in problems.HANDLERS.items():
         app.add_exception_handler(exc_type, handler)
-    routers = [m.router for m in (health, catalog, accounts, ssh_key, balance, orders, payments, topups, telegram, admin)]
+    modules = (health, catalog, accounts, ssh_key, balance, orders, payments, topups, support, telegram, admin)
+    routers = [m.router for m in modules]
     for router in routers:
         app.include_router(router)
     openapi.install(app, routers)

@@ -164,6 +164,11 @@ class TopupPayment(PaymentFields):
     topup_id: str
 
 
+class ExtensionPayment(PaymentFields):
+    purpose: Literal["extension"]
+    extension_id: str
+
+
 Payment = Annotated[OrderPayment | TopupPayment, Field(discriminator="purpose")]
 
 
@@ -194,6 +199,16 @@ class Access(Answer):
     jupyter_token: str | None
 
 
+class Extension(Answer):
+    id: str
+    request_id: str
+    extra_days: Literal[3, 7, 30]
+    price_usd: UsdText = Field(description="the catalog's lot price for the added days, times the order's lots")
+    due_by: Timestamp = Field(description="payable until then")
+    status: Literal["confirmed", "paid", "applied", "refunded"]
+    payments: list[ExtensionPayment]
+
+
 class Order(Answer):
     id: str
     status: OrderStatus
@@ -205,6 +220,7 @@ class Order(Answer):
     preparation_note: str | None
     rental: Rental | None
     access: Access | None = Field(description="only for the owner, only while the rental is live")
+    extensions: list[Extension] = Field(description="extensions confirmed by support; the end moves once one is paid")
 
 
 class Balance(Answer):
@@ -262,3 +278,54 @@ class Node(Answer):
     state: Literal["available", "draining", "maintenance", "retired"]
     note: str
     created_at: Timestamp
+
+
+class SupportAnswer(Answer):
+    at: Timestamp
+    text: str = Field(description="plain text: show it as text, never as HTML")
+
+
+class SupportRequestFields(Answer):
+    id: str
+    order_id: str
+    kind: Literal["incident", "extension", "question"]
+    status: Literal["open", "answered"]
+    message: str = Field(description="as the customer typed it: show it as text, never as HTML")
+    failed_at: Timestamp | None
+    launch_command: str | None
+    versions: str | None
+    first_error: str | None
+    minimal_example: str | None
+    extra_days: Literal[3, 7, 30] | None
+    configuration: str | None
+    due_by: Timestamp | None
+    decision: Literal["confirmed", "refused"] | None = Field(description="an extension request's")
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class SupportRequest(SupportRequestFields):
+    answers: list[SupportAnswer]
+
+
+class SupportRequestPage(Answer):
+    items: list[SupportRequest]
+    next_cursor: str | None
+
+
+class AnswerByOperator(SupportAnswer):
+    author_id: str
+
+
+class OperatorSupportRequest(SupportRequestFields):
+    account_id: str
+    answers: list[AnswerByOperator]
+
+
+class OperatorSupportRequestPage(Answer):
+    items: list[OperatorSupportRequest]
+    next_cursor: str | None
+
+
+class SupportRequestWithOrder(OperatorSupportRequest):
+    order: Order = Field(description="the request's order with its payments and their transfers")

@@ -132,7 +132,9 @@ def present_model(model: dict) -> dict:
     }
 
 
-def present_order(order: dict, payments: list[dict], access: dict | None = None) -> dict:
+def present_order(
+    order: dict, payments: list[dict], access: dict | None = None, extensions: list[dict] | None = None
+) -> dict:
     return {
         "id": order["id"],
         "status": order["status"],
@@ -144,6 +146,7 @@ def present_order(order: dict, payments: list[dict], access: dict | None = None)
         "preparation_note": order.get("preparation_note"),
         "rental": order.get("rental"),
         "access": access,
+        "extensions": extensions or [],  # confirmed by support, each with its payments
     }
 
 

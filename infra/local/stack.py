@@ -80,7 +80,7 @@ class Stack:
     """The services, the chain watchers of `watchers` (networks) and the gateway, configured by one environment."""
 
     env: dict[str, str]
-    services: tuple[str, ...] = ("catalog", "accounts", "orders", "payments", "provisioning", "notify")
+    services: tuple[str, ...] = ("catalog", "accounts", "orders", "payments", "provisioning", "support", "notify")
     log_dir: Path | None = None
     gateway_port: int = field(default_factory=free_port)
     processes: dict[str, Process] = field(default_factory=dict)

@@ -9,7 +9,7 @@ from kernodeck_gateway.problems import Problem
 from kernodeck_gateway.responses import Readiness, Status
 
 router = APIRouter(tags=["operations"])
-SERVICES = ("catalog", "accounts", "orders", "payments", "provisioning")
+SERVICES = ("catalog", "accounts", "orders", "payments", "provisioning", "support")
 
 
 @router.get("/healthz")

@@ -7,6 +7,7 @@ from kernodeck_gateway.openapi import refusals
 from kernodeck_gateway.responses import Order, OrderPayment
 from kernodeck_gateway.rpc import RpcClient
 from kernodeck_gateway.schemas import NewOrder, PaymentMethodChoice, present_order, present_payment
+from kernodeck_gateway.support_schemas import present_extension
 
 router = APIRouter(prefix="/api/v1/orders", tags=["orders"])
 
@@ -19,16 +20,29 @@ PAID_POLL_TIMEOUT_S = 2.0
 # "awaiting_payment" without the transfer already seen would invite the
 # customer to pay a second time.
 async def with_payments(rpc: RpcClient, account_id: str, order: dict) -> dict:
-    payments, access = await asyncio.gather(
-        rpc.call("payments", "list_order_payments", account_id, order["id"]), access_of(rpc, account_id, [order])
+    payments, access, extensions = await asyncio.gather(
+        rpc.call("payments", "list_order_payments", account_id, order["id"]),
+        access_of(rpc, account_id, [order]),
+        extensions_of(rpc, account_id, [order["id"]]),
     )
-    return present_order(order, payments, access.get(order["id"]))
+    return present_order(order, payments, access.get(order["id"]), extensions[order["id"]])
 
 
 async def access_of(rpc: RpcClient, account_id: str, orders: list[dict]) -> dict[str, dict]:
     """The access of the caller's own ready orders, from provisioning (which shows it only while the rental is live)."""
     ready = [order["id"] for order in orders if order["status"] == "ready"]
     return await rpc.call("provisioning", "get_access", account_id, ready) if ready else {}
+
+
+async def extensions_of(rpc: RpcClient, account_id: str, order_ids: list[str]) -> dict[str, list[dict]]:
+    """The orders' confirmed extensions (from support), each with its payments, by order id."""
+    found = await rpc.call("support", "list_extensions", account_id, order_ids)
+    ids = [extension["id"] for extensions in found.values() for extension in extensions]
+    payments = await rpc.call("payments", "list_payments_for_orders", account_id, ids) if ids else {}
+    return {
+        order_id: [present_extension(e, payments.get(e["id"], [])) for e in extensions]
+        for order_id, extensions in found.items()
+    }
 
 
 @router.post("", status_code=201, responses=refusals(409))
@@ -52,20 +66,23 @@ async def list_orders(caller: CurrentCaller, rpc: Rpc) -> list[Order]:
     orders = await rpc.call("orders", "list_orders", caller.account_id)
     if not orders:
         return []
-    payments, access = await asyncio.gather(
-        rpc.call("payments", "list_payments_for_orders", caller.account_id, [o["id"] for o in orders]),
+    ids = [order["id"] for order in orders]
+    payments, access, extensions = await asyncio.gather(
+        rpc.call("payments", "list_payments_for_orders", caller.account_id, ids),
         access_of(rpc, caller.account_id, orders),
+        extensions_of(rpc, caller.account_id, ids),
     )
-    return [present_order(order, payments[order["id"]], access.get(order["id"])) for order in orders]
+    return [
+        present_order(order, payments[order["id"]], access.get(order["id"]), extensions[order["id"]])
+        for order in orders
+    ]
 
 
 @router.get("/{order_id}", responses=refusals(404))
 async def get_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
-    order, payments = await asyncio.gather(
-        rpc.call("orders", "get_order", caller.account_id, order_id),
-        rpc.call("payments", "list_order_payments", caller.account_id, order_id),
+    return await with_payments(
+        rpc, caller.account_id, await rpc.call("orders", "get_order", caller.account_id, order_id)
     )
-    return present_order(order, payments, (await access_of(rpc, caller.account_id, [order])).get(order_id))
 
 
 @router.post("/{order_id}/cancel", responses=refusals(404, 409))

@@ -22,6 +22,7 @@ class ErrorCode(StrEnum):
     ALREADY_EXISTS = "already_exists"
     TOO_MANY_REQUESTS = "too_many_requests"
     SERVICE_UNAVAILABLE = "service_unavailable"
+    SECRET_IN_REQUEST = "secret_in_request"
 
 
 HTTP_STATUS = {
@@ -39,6 +40,7 @@ HTTP_STATUS = {
     ErrorCode.ALREADY_EXISTS: 409,
     ErrorCode.TOO_MANY_REQUESTS: 429,
     ErrorCode.SERVICE_UNAVAILABLE: 503,
+    ErrorCode.SECRET_IN_REQUEST: 422,
 }
 
 

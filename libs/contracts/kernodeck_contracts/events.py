@@ -251,7 +251,7 @@ class BalanceDebited(Event):
 
 
 class SupportRequestOpened(Event):
-    source = "orders"
+    source = "support"
     type = "support_request_opened"
 
     request_id: str
@@ -261,21 +261,23 @@ class SupportRequestOpened(Event):
 
 
 class SupportRequestAnswered(Event):
-    """An operator answered a support request (the answer's text stays in orders: fetch it there)."""
+    """An operator answered a support request; the customer reads `answer` under the request and in the
+    order's timeline (written by an operator for the customer: never a secret)."""
 
-    source = "orders"
+    source = "support"
     type = "support_request_answered"
 
     request_id: str
     order_id: str
     account_id: str
     kind: str
+    answer: str = ""
 
 
 class ExtensionConfirmed(Event):
-    """An operator confirmed an extension: it is payable like an order, at `price_usd_cents`."""
+    """An operator confirmed an extension: it is payable like an order, at `price_usd_cents`, until `due_by`."""
 
-    source = "orders"
+    source = "support"
     type = "extension_confirmed"
 
     extension_id: str
@@ -283,12 +285,13 @@ class ExtensionConfirmed(Event):
     account_id: str
     extra_days: int
     price_usd_cents: int
+    due_by: datetime | None = None
 
 
 class ExtensionPaid(Event):
     """An extension's payment settled: provisioning moves the rental's end."""
 
-    source = "orders"
+    source = "support"
     type = "extension_paid"
 
     extension_id: str

@@ -41,6 +41,10 @@ PAYMENT_REPORTED = "payment_reported"
 UNPAID_TIMEOUT = "unpaid_timeout"
 RENTAL_ENDING = "rental_ending"
 RENTAL_EXTENDED = "rental_extended"
+SUPPORT_REQUEST = "support_request"
+SUPPORT_ANSWERED = "support_answered"
+EXTENSION_CONFIRMED = "extension_confirmed"
+EXTENSION_PAID = "extension_paid"
 
 
 def summary_of(quote: Quote) -> OrderSummary:

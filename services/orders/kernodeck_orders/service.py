@@ -6,6 +6,8 @@ from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
+    ExtensionConfirmed,
+    ExtensionPaid,
     PaymentReported,
     PaymentSettled,
     ProvisioningFailed,
@@ -14,7 +16,10 @@ from kernodeck_contracts.events import (
     RentalEnding,
     RentalExtended,
     RentalReady,
+    SupportRequestAnswered,
+    SupportRequestOpened,
 )
+from kernodeck_contracts.money import format_usd
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
@@ -25,7 +30,16 @@ from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_orders import use_cases
 from kernodeck_orders.config import OrdersSettings
-from kernodeck_orders.domain import RENTAL_ENDING, OrderStatus, RentalDates, check_delivery_wishes
+from kernodeck_orders.domain import (
+    EXTENSION_CONFIRMED,
+    EXTENSION_PAID,
+    RENTAL_ENDING,
+    SUPPORT_ANSWERED,
+    SUPPORT_REQUEST,
+    OrderStatus,
+    RentalDates,
+    check_delivery_wishes,
+)
 from kernodeck_orders.state_metrics import read_state
 from kernodeck_orders.store import SqlOrders
 from kernodeck_orders.views import order_view
@@ -113,11 +127,39 @@ class OrdersService:
     def on_rental_ending(self, payload) -> None:
         event = RentalEnding.from_message(payload)
         detail = f"the rental ends in {event.hours_left} h ({rfc3339(event.ends_at)}): export your results now"
-        use_cases.note_delivery_event(self.units, event, RENTAL_ENDING, detail, utcnow())
+        use_cases.note_event(self.units, event, RENTAL_ENDING, detail, utcnow())
 
     @consumer(RentalExtended.source, RentalExtended.type)
     def on_rental_extended(self, payload) -> None:
         use_cases.extend_rental(self.units, RentalExtended.from_message(payload), utcnow())
+
+    # --- support's news about the order ------------------------------------------------
+
+    @consumer(SupportRequestOpened.source, SupportRequestOpened.type)
+    def on_support_request_opened(self, payload) -> None:
+        event = SupportRequestOpened.from_message(payload)
+        detail = f"{event.kind} request {event.request_id} sent to support"
+        use_cases.note_event(self.units, event, SUPPORT_REQUEST, detail, utcnow())
+
+    @consumer(SupportRequestAnswered.source, SupportRequestAnswered.type)
+    def on_support_request_answered(self, payload) -> None:
+        event = SupportRequestAnswered.from_message(payload)
+        use_cases.note_event(self.units, event, SUPPORT_ANSWERED, event.answer, utcnow())
+
+    @consumer(ExtensionConfirmed.source, ExtensionConfirmed.type)
+    def on_extension_confirmed(self, payload) -> None:
+        event = ExtensionConfirmed.from_message(payload)
+        detail = (
+            f"extension {event.extension_id} confirmed: {event.extra_days} more days for"
+            f" {format_usd(event.price_usd_cents)} USD, to pay by {rfc3339(event.due_by)}; the end moves once paid"
+        )
+        use_cases.note_event(self.units, event, EXTENSION_CONFIRMED, detail, utcnow())
+
+    @consumer(ExtensionPaid.source, ExtensionPaid.type)
+    def on_extension_paid(self, payload) -> None:
+        event = ExtensionPaid.from_message(payload)
+        detail = f"extension {event.extension_id} paid: the node is being extended by {event.extra_days} days"
+        use_cases.note_event(self.units, event, EXTENSION_PAID, detail, utcnow())
 
     def _follow(self, event, target: OrderStatus, reason: str, dates: RentalDates | None = None) -> None:
         use_cases.follow_delivery_event(self.units, event, target, reason, utcnow(), dates)

@@ -116,7 +116,10 @@ def _cancel_if_unpaid(units: Units[OrdersUnit], order_id: str, now: datetime, un
 
 
 def apply_payment_settled(units: Units[OrdersUnit], event: PaymentSettled, now: datetime) -> None:
-    """A settled payment makes its order paid; one the order cannot take goes back as refused."""
+    """A settled payment makes its order paid; one the order cannot take goes back as refused. An extension's
+    payment is support's to apply, not the order's."""
+    if event.extension_id is not None:
+        return
     with units.consume("payments.payment_settled", event) as unit:
         if unit is None:
             return
@@ -160,10 +163,11 @@ def follow_delivery_event(
             unit.save_rental(order)
 
 
-def note_delivery_event(units: Units[OrdersUnit], event: Event, kind: str, detail: str, now: datetime) -> None:
-    with units.consume(f"provisioning.{event.type}", event) as unit:
+def note_event(units: Units[OrdersUnit], event: Event, kind: str, detail: str, now: datetime) -> None:
+    """Another service's news about an order (an end warning, support's answer...) goes into its timeline, once."""
+    with units.consume(f"{event.source}.{event.type}", event) as unit:
         order = unit.get(event.order_id) if unit is not None else None
-        if order is not None:
+        if order is not None and order.account_id == event.account_id:
             unit.add_note(order, note(order, now, kind, detail))
 
 

@@ -5,7 +5,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from kernodeck_contracts.errors import ServiceError
-from kernodeck_contracts.events import OrderCreated, OrderStatusChanged, PaymentRefused, PaymentReported, PaymentSettled
+from kernodeck_contracts.events import (
+    OrderCreated,
+    OrderStatusChanged,
+    PaymentRefused,
+    PaymentReported,
+    PaymentSettled,
+    SupportRequestAnswered,
+)
 from kernodeck_contracts.rpc import Quote
 from kernodeck_orders import use_cases
 from kernodeck_orders.domain import OrderStatus
@@ -169,3 +176,21 @@ def test_each_i_have_paid_is_noted_once_and_the_order_does_not_move(units, order
     kept = use_cases.get_order(units, ALICE, created.id)
     assert [e.kind for e in kept.timeline] == ["created", "payment_reported", "payment_reported"]
     assert kept.status == OrderStatus.AWAITING_PAYMENT and units.of(OrderStatusChanged) == []
+
+
+def test_support_news_goes_into_the_owners_timeline_once(units, order):
+    created = order()
+    answered = SupportRequestAnswered(
+        request_id="r1", order_id=created.id, account_id=ALICE, kind="question", answer="One payment only."
+    )
+    for event in (answered, answered, answered.model_copy(update={"event_id": "x", "account_id": BOB})):
+        use_cases.note_event(units, event, "support_answered", event.answer, T0)
+    kept = use_cases.get_order(units, ALICE, created.id)
+    assert [(e.kind, e.detail) for e in kept.timeline][1:] == [("support_answered", "One payment only.")]
+
+
+def test_an_extensions_settled_payment_is_left_to_support(units, order):
+    created = order()
+    use_cases.apply_payment_settled(units, settled(created).model_copy(update={"extension_id": "x1"}), T0)
+    assert use_cases.get_order(units, ALICE, created.id).status == OrderStatus.AWAITING_PAYMENT
+    assert units.of(PaymentRefused) == [] and units.of(OrderStatusChanged) == []

@@ -168,7 +168,7 @@ class ProvisioningService:
     @consumer(ExtensionPaid.source, ExtensionPaid.type)
     def on_extension_paid(self, payload) -> None:
         event = ExtensionPaid.from_message(payload)
-        with self.db.consume("orders.extension_paid", event) as tx:
+        with self.db.consume("support.extension_paid", event) as tx:
             if tx is not None:
                 usecases.extension_paid(
                     SqlUnitOfWork(tx), event.order_id, event.extension_id, event.extra_days, self.clock()

@@ -1,0 +1,1 @@
+"""Kernodeck support: customers' requests about their orders, operators' answers, extensions."""

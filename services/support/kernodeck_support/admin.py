@@ -1,0 +1,66 @@
+"""`kernodeck-support-admin`: operators work the support queue (the same RPCs as the admin routes).
+
+kernodeck-support-admin list [--status open|answered]   # the queue, oldest first
+kernodeck-support-admin show REQUEST_ID
+kernodeck-support-admin answer REQUEST_ID "the answer"
+kernodeck-support-admin confirm REQUEST_ID [--note "..."]   # an extension: priced from the catalog, payable
+kernodeck-support-admin refuse REQUEST_ID "the reason"      # an extension, refused with the reason as answer
+"""
+
+import argparse
+import json
+import sys
+
+OPERATOR = "operator-command"  # the author of answers given from this command
+
+
+def main(argv: list[str] | None = None) -> int:
+    from kernodeck_kit import green
+
+    green.patch()
+
+    from nameko.standalone.rpc import ClusterRpcProxy
+
+    from kernodeck_contracts.errors import ServiceError
+    from kernodeck_kit.rpc_errors import call_service
+    from kernodeck_kit.settings import ServiceSettings
+
+    parser = argparse.ArgumentParser(prog="kernodeck-support-admin", description=__doc__.splitlines()[0])
+    parser.add_argument("--as", dest="author", default=OPERATOR, help="who answers (recorded with the answer)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="requests in a status, oldest first")
+    listing.add_argument("--status", default="open", choices=("open", "answered"))
+    listing.add_argument("--limit", type=int, default=50)
+    commands.add_parser("show", help="one request with its answers").add_argument("request_id")
+    for command, text in (("answer", "text"), ("refuse", "reason")):
+        sub = commands.add_parser(command, help=f"{command} a request")
+        sub.add_argument("request_id")
+        sub.add_argument(text)
+    confirm = commands.add_parser("confirm", help="confirm an extension request")
+    confirm.add_argument("request_id")
+    confirm.add_argument("--note", default=None)
+    args = parser.parse_args(argv)
+
+    config = ServiceSettings(service_name="support-admin").nameko_config()
+    with ClusterRpcProxy(config) as cluster:
+        support = cluster.support
+        calls = {
+            "list": lambda: (support.list_queue, args.status, args.limit),
+            "show": lambda: (support.get_request, args.request_id),
+            "answer": lambda: (support.answer_request, args.author, args.request_id, args.text),
+            "confirm": lambda: (support.confirm_extension, args.author, args.request_id, args.note),
+            "refuse": lambda: (support.refuse_extension, args.author, args.request_id, args.reason),
+        }
+        method, *call_args = calls[args.command]()
+        try:
+            result = call_service(method, *call_args, timeout=30)
+        except ServiceError as refused:
+            detail = "; ".join(f"{e['field']}: {e['message']}" for e in refused.errors) or refused.detail
+            print(f"refused ({refused.code}): {detail}", file=sys.stderr)
+            return 1
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

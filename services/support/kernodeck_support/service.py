@@ -1,0 +1,96 @@
+"""The support service's nameko entrypoints: thin, over the use cases."""
+
+from uuid import uuid4
+
+from nameko.rpc import RpcProxy, rpc
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.rpc import Quote
+from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.rpc_errors import call_service
+from kernodeck_kit.types import utcnow
+from kernodeck_kit.units import SqlUnits
+from kernodeck_support import metrics, use_cases
+from kernodeck_support.store import SqlSupport
+from kernodeck_support.views import extension_view, page_view, request_view
+
+
+class SupportService:
+    name = "support"
+
+    db = Database()
+    instrumented = Instrumented()
+    orders = RpcProxy("orders")
+    catalog = RpcProxy("catalog")
+
+    @property
+    def units(self) -> SqlUnits:
+        return SqlUnits(self.db, SqlSupport)
+
+    def _order_of(self, account_id: str, order_id: str) -> dict:
+        return call_service(self.orders.get_order, account_id, order_id)
+
+    def _price_of(self, order: dict, extra_days: int) -> int:
+        """The catalog's lot price for `extra_days` times the order's lots (a lot price covers all its GPUs)."""
+        summary = order["summary"]
+        quote = call_service(self.catalog.quote, summary["model"], extra_days, summary["lots"], summary["preparation"])
+        return Quote.model_validate(quote).total_usd_cents
+
+    @rpc
+    def health(self) -> dict:
+        return {"service": self.name}
+
+    # --- customers ------------------------------------------------------------
+
+    @rpc(expected_exceptions=ServiceError)
+    def open_request(self, account_id, order_id, kind, message, fields=None) -> dict:
+        try:
+            request = use_cases.open_request(
+                self.units, uuid4().hex, account_id, order_id, kind, message, fields or {}, utcnow(), self._order_of
+            )
+        except ServiceError as refused:
+            if refused.code == ErrorCode.SECRET_IN_REQUEST:
+                metrics.SECRETS_REFUSED.inc()
+            raise
+        metrics.REQUESTS_OPENED.labels(request.kind).inc()
+        return request_view(request)
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_requests(self, account_id, limit=None, cursor=None) -> dict:
+        return page_view(*use_cases.customer_requests(self.units, account_id, limit, cursor))
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_extensions(self, account_id, order_ids) -> dict[str, list[dict]]:
+        """The confirmed extensions of the account's orders, by order id (every id asked for is a key)."""
+        found = {order_id: [] for order_id in order_ids}
+        for extension in use_cases.order_extensions(self.units, account_id, list(found)):
+            found[extension.order_id].append(extension_view(extension))
+        return found
+
+    # --- operators ------------------------------------------------------------
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_queue(self, status=None, limit=None, cursor=None) -> dict:
+        return page_view(*use_cases.requests_in(self.units, status, limit, cursor), operator=True)
+
+    @rpc(expected_exceptions=ServiceError)
+    def get_request(self, request_id) -> dict:
+        return request_view(use_cases.get_request(self.units, request_id), operator=True)
+
+    @rpc(expected_exceptions=ServiceError)
+    def answer_request(self, operator_id, request_id, text) -> dict:
+        request = use_cases.answer_request(self.units, operator_id, request_id, text, utcnow())
+        metrics.ANSWERS.labels(request.kind).inc()
+        return request_view(request, operator=True)
+
+    @rpc(expected_exceptions=ServiceError)
+    def confirm_extension(self, operator_id, request_id, note=None) -> dict:
+        extension = use_cases.confirm_extension(
+            self.units, operator_id, request_id, note, utcnow(), uuid4().hex, self._order_of, self._price_of
+        )
+        metrics.EXTENSIONS.labels(extension.status.value).inc()
+        return extension_view(extension)
+
+    @rpc(expected_exceptions=ServiceError)
+    def refuse_extension(self, operator_id, request_id, reason) -> dict:
+        return request_view(use_cases.refuse_extension(self.units, operator_id, request_id, reason, utcnow()), True)

@@ -1,0 +1,206 @@
+"""Support tables and the unit of work on them."""
+
+from datetime import datetime
+
+from sqlalchemy import Index, and_, or_, update
+from sqlmodel import Column, Field, Session, SQLModel, select
+
+from kernodeck_kit.outbox import Tx
+from kernodeck_kit.types import UtcDateTime
+from kernodeck_support.domain import (
+    Answer,
+    Details,
+    Extension,
+    ExtensionStatus,
+    RequestStatus,
+    SupportRequest,
+)
+from kernodeck_support.paging import Position
+
+
+class RequestRow(SQLModel, table=True):
+    __tablename__ = "support_requests"
+    __table_args__ = (
+        Index("ix_support_requests_account_created", "account_id", "created_at", "id"),
+        Index("ix_support_requests_status_created", "status", "created_at", "id"),
+    )
+
+    id: str = Field(primary_key=True, max_length=32)
+    account_id: str = Field(max_length=64)
+    order_id: str = Field(max_length=32, index=True)
+    kind: str = Field(max_length=16)
+    status: str = Field(max_length=16)
+    message: str
+    failed_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    launch_command: str | None = None
+    versions: str | None = None
+    first_error: str | None = None
+    minimal_example: str | None = None
+    extra_days: int | None = None
+    configuration: str | None = None
+    due_by: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+    decision: str | None = Field(default=None, max_length=16)
+    created_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+
+
+class AnswerRow(SQLModel, table=True):
+    __tablename__ = "support_answers"
+
+    id: int | None = Field(default=None, primary_key=True)
+    request_id: str = Field(foreign_key="support_requests.id", index=True, max_length=32)
+    at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    author_id: str = Field(max_length=64)
+    text: str
+
+
+class ExtensionRow(SQLModel, table=True):
+    __tablename__ = "extensions"
+
+    id: str = Field(primary_key=True, max_length=32)
+    request_id: str = Field(foreign_key="support_requests.id", unique=True, max_length=32)
+    order_id: str = Field(max_length=32, index=True)
+    account_id: str = Field(max_length=64)
+    extra_days: int
+    price_usd_cents: int
+    due_by: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    status: str = Field(max_length=16)
+    payment_id: str | None = Field(default=None, max_length=64)
+    created_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+
+
+_DETAILS = tuple(Details.__dataclass_fields__)
+
+
+class SqlSupport:
+    """Support's unit of work on one database transaction."""
+
+    def __init__(self, tx: Tx):
+        self.session: Session = tx.session
+        self.emit = tx.emit
+
+    # --- requests ---------------------------------------------------------------
+
+    def add_request(self, request: SupportRequest) -> None:
+        details = {name: getattr(request.details, name) for name in _DETAILS}
+        self.session.add(
+            RequestRow(
+                id=request.id,
+                account_id=request.account_id,
+                order_id=request.order_id,
+                kind=request.kind,
+                status=request.status.value,
+                message=request.message,
+                decision=request.decision,
+                created_at=request.created_at,
+                updated_at=request.updated_at or request.created_at,
+                **details,
+            )
+        )
+
+    def get_request(self, request_id: str, lock: bool = False) -> SupportRequest | None:
+        query = select(RequestRow).where(RequestRow.id == request_id)
+        row = self.session.exec(query.with_for_update() if lock else query).first()
+        return None if row is None else self._with_answers([row])[0]
+
+    def requests_of(self, account_id: str, limit: int, after: Position | None) -> list[SupportRequest]:
+        """The account's requests, newest first."""
+        query = select(RequestRow).where(RequestRow.account_id == account_id)
+        if after is not None:
+            query = query.where(_before(after))
+        rows = self.session.exec(query.order_by(RequestRow.created_at.desc(), RequestRow.id.desc()).limit(limit))
+        return self._with_answers(rows.all())
+
+    def requests_by_status(self, status: RequestStatus, limit: int, after: Position | None) -> list[SupportRequest]:
+        """Requests in `status`, oldest first: the queue in the order it came."""
+        query = select(RequestRow).where(RequestRow.status == status.value)
+        if after is not None:
+            query = query.where(_after(after))
+        rows = self.session.exec(query.order_by(RequestRow.created_at, RequestRow.id).limit(limit))
+        return self._with_answers(rows.all())
+
+    def save_request(self, request: SupportRequest) -> None:
+        self.session.execute(
+            update(RequestRow)
+            .where(RequestRow.id == request.id)
+            .values(status=request.status.value, decision=request.decision, updated_at=request.updated_at)
+        )
+
+    def add_answer(self, request_id: str, reply: Answer) -> None:
+        self.session.add(AnswerRow(request_id=request_id, at=reply.at, author_id=reply.author_id, text=reply.text))
+
+    def _with_answers(self, rows: list[RequestRow]) -> list[SupportRequest]:
+        answers: dict[str, list[Answer]] = {row.id: [] for row in rows}
+        if rows:
+            found = self.session.exec(
+                select(AnswerRow).where(AnswerRow.request_id.in_(list(answers))).order_by(AnswerRow.id)
+            )
+            for a in found:
+                answers[a.request_id].append(Answer(at=a.at, author_id=a.author_id, text=a.text))
+        return [_request(row, answers[row.id]) for row in rows]
+
+    # --- extensions -------------------------------------------------------------
+
+    def add_extension(self, extension: Extension) -> None:
+        self.session.add(ExtensionRow(**{**extension.__dict__, "status": extension.status.value}))
+
+    def get_extension(self, extension_id: str, lock: bool = False) -> Extension | None:
+        query = select(ExtensionRow).where(ExtensionRow.id == extension_id)
+        row = self.session.exec(query.with_for_update() if lock else query).first()
+        return None if row is None else _extension(row)
+
+    def extensions_of(self, order_ids: list[str]) -> list[Extension]:
+        rows = self.session.exec(
+            select(ExtensionRow).where(ExtensionRow.order_id.in_(order_ids)).order_by(ExtensionRow.created_at)
+        )
+        return [_extension(row) for row in rows]
+
+    def save_extension(self, extension: Extension) -> None:
+        self.session.execute(
+            update(ExtensionRow)
+            .where(ExtensionRow.id == extension.id)
+            .values(status=extension.status.value, payment_id=extension.payment_id, updated_at=extension.updated_at)
+        )
+
+
+def _before(position: Position):
+    at, last_id = position
+    return or_(RequestRow.created_at < at, and_(RequestRow.created_at == at, RequestRow.id < last_id))
+
+
+def _after(position: Position):
+    at, last_id = position
+    return or_(RequestRow.created_at > at, and_(RequestRow.created_at == at, RequestRow.id > last_id))
+
+
+def _request(row: RequestRow, answers: list[Answer]) -> SupportRequest:
+    return SupportRequest(
+        id=row.id,
+        account_id=row.account_id,
+        order_id=row.order_id,
+        kind=row.kind,
+        message=row.message,
+        details=Details(**{name: getattr(row, name) for name in _DETAILS}),
+        created_at=row.created_at,
+        status=RequestStatus(row.status),
+        answers=answers,
+        decision=row.decision,
+        updated_at=row.updated_at,
+    )
+
+
+def _extension(row: ExtensionRow) -> Extension:
+    return Extension(
+        id=row.id,
+        request_id=row.request_id,
+        order_id=row.order_id,
+        account_id=row.account_id,
+        extra_days=row.extra_days,
+        price_usd_cents=row.price_usd_cents,
+        due_by=row.due_by,
+        status=ExtensionStatus(row.status),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        payment_id=row.payment_id,
+    )

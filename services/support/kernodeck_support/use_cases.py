@@ -1,0 +1,212 @@
+"""Support's use cases, on a unit of work (the database's in the service, plain objects in tests).
+
+What support asks other services comes in as functions: `order_of(account_id, order_id)` is the order as
+orders shows it to its owner (not_found for anyone else), `price_of(order, extra_days)` the catalog's price
+in cents of the order's lots for that many more days.
+"""
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Protocol
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import (
+    Event,
+    ExtensionConfirmed,
+    SupportRequestAnswered,
+    SupportRequestOpened,
+)
+from kernodeck_contracts.money import format_usd
+from kernodeck_kit.types import rfc3339
+from kernodeck_kit.units import Units
+from kernodeck_support.domain import (
+    Answer,
+    Extension,
+    ExtensionStatus,
+    RequestStatus,
+    SupportRequest,
+    answer,
+    check_extendable,
+    check_request,
+    decide,
+)
+from kernodeck_support.paging import Position, check_limit, decode_cursor, encode_cursor
+
+OrderOf = Callable[[str, str], dict]
+PriceOf = Callable[[dict, int], int]
+
+
+class SupportUnit(Protocol):
+    def add_request(self, request: SupportRequest) -> None: ...
+    def get_request(self, request_id: str, lock: bool = False) -> SupportRequest | None: ...
+    def requests_of(self, account_id: str, limit: int, after: Position | None) -> list[SupportRequest]: ...
+    def requests_by_status(self, status: RequestStatus, limit: int, after: Position | None) -> list[SupportRequest]: ...
+
+    def save_request(self, request: SupportRequest) -> None: ...
+    def add_answer(self, request_id: str, reply: Answer) -> None: ...
+    def add_extension(self, extension: Extension) -> None: ...
+    def get_extension(self, extension_id: str, lock: bool = False) -> Extension | None: ...
+    def extensions_of(self, order_ids: list[str]) -> list[Extension]: ...
+    def save_extension(self, extension: Extension) -> None: ...
+    def emit(self, event: Event) -> None: ...
+
+
+def open_request(
+    units: Units[SupportUnit],
+    request_id: str,
+    account_id: str,
+    order_id,
+    kind,
+    message,
+    fields: dict,
+    now: datetime,
+    order_of: OrderOf,
+) -> SupportRequest:
+    """Record a customer's request about one of their orders. Nothing is stored when any rule is broken:
+    bad fields (validation_error), a secret (secret_in_request), another's order (not_found), an extension
+    of an order that cannot be extended (invalid_state)."""
+    message, details = check_request(kind, message, fields, now)
+    if not isinstance(order_id, str) or not order_id:
+        raise ServiceError.field("order_id", "order_id is required")
+    order = order_of(account_id, order_id)
+    if kind == "extension":
+        check_extendable(order, now)
+    request = SupportRequest(
+        id=request_id,
+        account_id=account_id,
+        order_id=order_id,
+        kind=kind,
+        message=message,
+        details=details,
+        created_at=now,
+        updated_at=now,
+    )
+    with units.transaction() as unit:
+        unit.add_request(request)
+        unit.emit(SupportRequestOpened(request_id=request_id, order_id=order_id, account_id=account_id, kind=kind))
+    return request
+
+
+def customer_requests(units: Units[SupportUnit], account_id: str, limit=None, cursor=None) -> tuple[list, str | None]:
+    """The account's requests with their answers, newest first, a page at a time."""
+    limit, after = check_limit(limit), decode_cursor(cursor)
+    with units.transaction() as unit:
+        return _page(unit.requests_of(account_id, limit + 1, after), limit)
+
+
+def requests_in(units: Units[SupportUnit], status, limit=None, cursor=None) -> tuple[list, str | None]:
+    """Operators' queue: the requests in `status` (open ones by default), oldest first."""
+    try:
+        wanted = RequestStatus(status or RequestStatus.OPEN)
+    except ValueError:
+        raise ServiceError.field("status", "status must be open or answered") from None
+    limit, after = check_limit(limit), decode_cursor(cursor)
+    with units.transaction() as unit:
+        return _page(unit.requests_by_status(wanted, limit + 1, after), limit)
+
+
+def get_request(units: Units[SupportUnit], request_id) -> SupportRequest:
+    with units.transaction() as unit:
+        return _found(unit.get_request(request_id) if isinstance(request_id, str) else None)
+
+
+def answer_request(units: Units[SupportUnit], operator_id: str, request_id, text, now: datetime) -> SupportRequest:
+    """An operator's answer: the customer sees it under the request and in the order's timeline."""
+    with units.transaction() as unit:
+        request = _found(unit.get_request(request_id, lock=True) if isinstance(request_id, str) else None)
+        _reply(unit, request, operator_id, text, now)
+        return request
+
+
+def confirm_extension(
+    units: Units[SupportUnit],
+    operator_id: str,
+    request_id,
+    note,
+    now: datetime,
+    extension_id: str,
+    order_of: OrderOf,
+    price_of: PriceOf,
+) -> Extension:
+    """Confirm an extension request: priced from the catalog (the lot price for the added days times lots),
+    payable like an order until the request's due date. Refused for an order that is over or past due."""
+    request = get_request(units, request_id)
+    decide(request, "confirmed", now)  # checked before asking anyone; again below, under the lock
+    order = order_of(request.account_id, request.order_id)
+    check_extendable(order, now)
+    days = request.details.extra_days
+    price = price_of(order, days)
+    with units.transaction() as unit:
+        request = unit.get_request(request.id, lock=True)
+        decide(request, "confirmed", now)
+        extension = Extension(
+            id=extension_id,
+            request_id=request.id,
+            order_id=request.order_id,
+            account_id=request.account_id,
+            extra_days=days,
+            price_usd_cents=price,
+            due_by=request.details.due_by,
+            status=ExtensionStatus.CONFIRMED,
+            created_at=now,
+            updated_at=now,
+        )
+        unit.add_extension(extension)
+        unit.emit(
+            ExtensionConfirmed(
+                extension_id=extension.id,
+                order_id=extension.order_id,
+                account_id=extension.account_id,
+                extra_days=days,
+                price_usd_cents=price,
+                due_by=extension.due_by,
+            )
+        )
+        text = (
+            f"Confirmed: {days} more days for {format_usd(price)} USD, to pay on the order page before"
+            f" {rfc3339(extension.due_by)}. The new end counts once it is paid."
+        )
+        _reply(unit, request, operator_id, f"{text}\n{note}" if note else text, now)
+        return extension
+
+
+def refuse_extension(units: Units[SupportUnit], operator_id: str, request_id, reason, now: datetime) -> SupportRequest:
+    """Refuse an extension request; the reason is the answer the customer reads."""
+    with units.transaction() as unit:
+        request = _found(unit.get_request(request_id, lock=True) if isinstance(request_id, str) else None)
+        decide(request, "refused", now)
+        _reply(unit, request, operator_id, reason, now)
+        return request
+
+
+def order_extensions(units: Units[SupportUnit], account_id: str, order_ids: list[str]) -> list[Extension]:
+    """The confirmed extensions of the account's orders among `order_ids`."""
+    with units.transaction() as unit:
+        return [e for e in unit.extensions_of(order_ids) if e.account_id == account_id]
+
+
+def _reply(unit: SupportUnit, request: SupportRequest, operator_id: str, text, now: datetime) -> None:
+    reply = answer(request, operator_id, text, now)
+    unit.add_answer(request.id, reply)
+    unit.save_request(request)
+    unit.emit(
+        SupportRequestAnswered(
+            request_id=request.id,
+            order_id=request.order_id,
+            account_id=request.account_id,
+            kind=request.kind,
+            answer=reply.text,
+        )
+    )
+
+
+def _found(request: SupportRequest | None) -> SupportRequest:
+    if request is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, "no such support request")
+    return request
+
+
+def _page(found: list[SupportRequest], limit: int) -> tuple[list[SupportRequest], str | None]:
+    items = found[:limit]
+    more = len(found) > limit
+    return items, encode_cursor((items[-1].created_at, items[-1].id)) if more else None

@@ -1,0 +1,46 @@
+"""Support's answers over RPC: JSON-friendly, times in RFC 3339 UTC, money in integer cents."""
+
+from kernodeck_kit.types import rfc3339
+from kernodeck_support.domain import Details, Extension, SupportRequest
+
+
+def request_view(request: SupportRequest, operator: bool = False) -> dict:
+    """A request with its answers; the authors' ids only for operators."""
+    details = {
+        name: rfc3339(value) if name in ("failed_at", "due_by") else value
+        for name, value in request.details.__dict__.items()
+        if name in Details.__dataclass_fields__
+    }
+    return {
+        "id": request.id,
+        "order_id": request.order_id,
+        "kind": request.kind,
+        "status": request.status.value,
+        "message": request.message,
+        **details,
+        "decision": request.decision,
+        "created_at": rfc3339(request.created_at),
+        "updated_at": rfc3339(request.updated_at),
+        "answers": [
+            {"at": rfc3339(a.at), "text": a.text, **({"author_id": a.author_id} if operator else {})}
+            for a in request.answers
+        ],
+        **({"account_id": request.account_id} if operator else {}),
+    }
+
+
+def page_view(items: list[SupportRequest], next_cursor: str | None, operator: bool = False) -> dict:
+    return {"items": [request_view(r, operator) for r in items], "next_cursor": next_cursor}
+
+
+def extension_view(extension: Extension) -> dict:
+    return {
+        "id": extension.id,
+        "request_id": extension.request_id,
+        "order_id": extension.order_id,
+        "extra_days": extension.extra_days,
+        "price_usd_cents": extension.price_usd_cents,
+        "due_by": rfc3339(extension.due_by),
+        "status": extension.status.value,
+        "created_at": rfc3339(extension.created_at),
+    }

@@ -1,0 +1,66 @@
+"""Support's unit of work on plain objects: its use cases run here without a database."""
+
+from copy import deepcopy
+from dataclasses import dataclass, field
+
+from kernodeck_kit.units import MemoryUnits
+from kernodeck_support.domain import Answer, Extension, RequestStatus, SupportRequest
+from kernodeck_support.paging import Position
+
+
+@dataclass
+class SupportTables:
+    requests: dict[str, SupportRequest] = field(default_factory=dict)
+    extensions: dict[str, Extension] = field(default_factory=dict)
+
+
+class MemorySupport:
+    def __init__(self, tables: SupportTables, emit):
+        self.tables = tables
+        self.emit = emit
+
+    def add_request(self, request: SupportRequest) -> None:
+        self.tables.requests[request.id] = deepcopy(request)
+
+    def get_request(self, request_id: str, lock: bool = False) -> SupportRequest | None:
+        return deepcopy(self.tables.requests.get(request_id))
+
+    def requests_of(self, account_id: str, limit: int, after: Position | None) -> list[SupportRequest]:
+        mine = sorted(
+            (r for r in self.tables.requests.values() if r.account_id == account_id),
+            key=lambda r: (r.created_at, r.id),
+            reverse=True,
+        )
+        return deepcopy([r for r in mine if after is None or (r.created_at, r.id) < after][:limit])
+
+    def requests_by_status(self, status: RequestStatus, limit: int, after: Position | None) -> list[SupportRequest]:
+        queue = sorted(
+            (r for r in self.tables.requests.values() if r.status == status), key=lambda r: (r.created_at, r.id)
+        )
+        return deepcopy([r for r in queue if after is None or (r.created_at, r.id) > after][:limit])
+
+    def save_request(self, request: SupportRequest) -> None:
+        stored = self.tables.requests[request.id]
+        stored.status, stored.decision, stored.updated_at = request.status, request.decision, request.updated_at
+
+    def add_answer(self, request_id: str, reply: Answer) -> None:
+        self.tables.requests[request_id].answers.append(reply)
+
+    def add_extension(self, extension: Extension) -> None:
+        if any(e.request_id == extension.request_id for e in self.tables.extensions.values()):
+            raise ValueError("one extension per request")  # the unique constraint of the table
+        self.tables.extensions[extension.id] = deepcopy(extension)
+
+    def get_extension(self, extension_id: str, lock: bool = False) -> Extension | None:
+        return deepcopy(self.tables.extensions.get(extension_id))
+
+    def extensions_of(self, order_ids: list[str]) -> list[Extension]:
+        found = [e for e in self.tables.extensions.values() if e.order_id in order_ids]
+        return deepcopy(sorted(found, key=lambda e: e.created_at))
+
+    def save_extension(self, extension: Extension) -> None:
+        self.tables.extensions[extension.id] = deepcopy(extension)
+
+
+def memory_units() -> MemoryUnits:
+    return MemoryUnits("support", SupportTables(), MemorySupport)

@@ -1,0 +1,180 @@
+"""Support's use cases in memory: requests, the queue, answers, extensions confirmed and refused."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import ExtensionConfirmed, SupportRequestAnswered, SupportRequestOpened
+from kernodeck_support import use_cases
+from services.support.tests.memory import memory_units
+
+NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
+DUE = "2026-12-03T12:00:00Z"
+H100_7_DAYS_CENTS = 42000
+
+
+class Orders:
+    """Orders as support asks it: each account sees only its own."""
+
+    def __init__(self):
+        self.orders = {}
+
+    def add(self, order_id, account_id, status="ready", ends_at="2026-12-04T12:00:00Z", lots=2):
+        summary = {"model": "h100", "lots": lots, "preparation": "pytorch"}
+        self.orders[order_id] = {"id": order_id, "account_id": account_id, "status": status, "summary": summary,
+                                 "rental": {"ends_at": ends_at} if ends_at else None}  # fmt: skip
+
+    def __call__(self, account_id, order_id):
+        order = self.orders.get(order_id)
+        if order is None or order["account_id"] != account_id:
+            raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
+        return order
+
+
+def price_of(order, extra_days):
+    assert (order["summary"]["model"], extra_days) == ("h100", 7)
+    return H100_7_DAYS_CENTS * order["summary"]["lots"]
+
+
+@pytest.fixture
+def units():
+    return memory_units()
+
+
+@pytest.fixture
+def orders():
+    orders = Orders()
+    orders.add("o1", "alice")
+    return orders
+
+
+def open_(units, orders, kind="question", message="did I pay twice?", at=NOW, request_id=None, **fields):
+    request_id = request_id or f"r{len(units.state.requests) + 1}"
+    return use_cases.open_request(units, request_id, "alice", "o1", kind, message, fields, at, orders)
+
+
+def test_a_request_is_recorded_and_announced(units, orders):
+    request = open_(units, orders, "incident", "it fails", first_error="ImportError: libcudart.so.12")
+    assert units.state.requests[request.id].details.first_error == "ImportError: libcudart.so.12"
+    (opened,) = units.of(SupportRequestOpened)
+    assert (opened.request_id, opened.order_id, opened.account_id, opened.kind) == (
+        request.id,
+        "o1",
+        "alice",
+        "incident",
+    )
+
+
+def test_nothing_is_stored_for_a_secret_or_another_customers_order(units, orders):
+    with pytest.raises(ServiceError) as secret:
+        open_(units, orders, "incident", "token below", first_error="HF_TOKEN=hf_abc123def456ghi789jkl")
+    assert secret.value.code == ErrorCode.SECRET_IN_REQUEST
+    orders.add("o2", "bob")
+    with pytest.raises(ServiceError) as foreign:
+        use_cases.open_request(units, "r9", "alice", "o2", "question", "hi", {}, NOW, orders)
+    assert foreign.value.code == ErrorCode.NOT_FOUND
+    with pytest.raises(ServiceError) as missing:
+        use_cases.open_request(units, "r9", "alice", None, "question", "hi", {}, NOW, orders)
+    assert missing.value.errors[0]["field"] == "order_id"
+    assert units.state.requests == {} and units.emitted == []
+
+
+@pytest.mark.parametrize("status", ["ended", "cancelled", "failed", "awaiting_payment"])
+def test_an_extension_of_an_order_that_is_over_or_unpaid_is_refused(units, orders, status):
+    orders.add("o1", "alice", status=status, ends_at=None)
+    with pytest.raises(ServiceError) as caught:
+        open_(units, orders, "extension", "7 more days", extra_days=7, due_by=DUE)
+    assert caught.value.code == ErrorCode.INVALID_STATE
+    assert units.state.requests == {}
+
+
+def test_the_customer_pages_through_their_requests_newest_first(units, orders):
+    for minute in range(5):
+        open_(units, orders, at=NOW + timedelta(minutes=minute))
+    first, cursor = use_cases.customer_requests(units, "alice", limit=2)
+    second, cursor2 = use_cases.customer_requests(units, "alice", limit=2, cursor=cursor)
+    third, end = use_cases.customer_requests(units, "alice", limit=2, cursor=cursor2)
+    assert [r.id for r in first + second + third] == ["r5", "r4", "r3", "r2", "r1"]
+    assert end is None
+    assert use_cases.customer_requests(units, "bob") == ([], None)
+    for limit in (0, 201, "2", True):
+        with pytest.raises(ServiceError):
+            use_cases.customer_requests(units, "alice", limit=limit)
+    use_cases.customer_requests(units, "alice", limit=200)
+    with pytest.raises(ServiceError) as bad_cursor:
+        use_cases.customer_requests(units, "alice", cursor="not-a-cursor")
+    assert bad_cursor.value.errors[0]["field"] == "cursor"
+
+
+def test_an_answer_leaves_the_open_queue_and_reaches_the_customer(units, orders):
+    first = open_(units, orders)
+    second = open_(units, orders, at=NOW + timedelta(minutes=1))
+    assert [r.id for r in use_cases.requests_in(units, None)[0]] == [first.id, second.id]  # oldest first
+    use_cases.answer_request(units, "op1", first.id, "One payment settled; the second is in review.", NOW)
+    assert [r.id for r in use_cases.requests_in(units, "open")[0]] == [second.id]
+    assert [r.id for r in use_cases.requests_in(units, "answered")[0]] == [first.id]
+    shown = use_cases.get_request(units, first.id)
+    assert [a.text for a in shown.answers] == ["One payment settled; the second is in review."]
+    (answered,) = units.of(SupportRequestAnswered)
+    assert (answered.request_id, answered.answer) == (first.id, "One payment settled; the second is in review.")
+    with pytest.raises(ServiceError):
+        use_cases.requests_in(units, "closed")
+
+
+def test_an_answer_must_be_text_and_the_request_must_exist(units, orders):
+    request = open_(units, orders)
+    for text in ("", "   ", "x" * 4001, None):
+        with pytest.raises(ServiceError):
+            use_cases.answer_request(units, "op1", request.id, text, NOW)
+    use_cases.answer_request(units, "op1", request.id, "x" * 4000, NOW)
+    with pytest.raises(ServiceError) as missing:
+        use_cases.answer_request(units, "op1", "nope", "hello", NOW)
+    assert missing.value.code == ErrorCode.NOT_FOUND
+
+
+def confirm(units, orders, request_id, at=NOW, extension_id="x1"):
+    return use_cases.confirm_extension(units, "op1", request_id, None, at, extension_id, orders, price_of)
+
+
+def test_a_confirmed_extension_is_priced_from_the_catalog_for_every_lot(units, orders):
+    request = open_(units, orders, "extension", "7 more days please", extra_days=7, due_by=DUE)
+    extension = confirm(units, orders, request.id)
+    assert (extension.price_usd_cents, extension.status, extension.extra_days) == (
+        2 * H100_7_DAYS_CENTS,
+        "confirmed",
+        7,
+    )
+    (confirmed,) = units.of(ExtensionConfirmed)
+    assert (confirmed.extension_id, confirmed.price_usd_cents, confirmed.due_by) == ("x1", 84000, extension.due_by)
+    assert "840.00 USD" in units.of(SupportRequestAnswered)[-1].answer
+    assert [e.id for e in use_cases.order_extensions(units, "alice", ["o1"])] == ["x1"]
+    assert use_cases.order_extensions(units, "bob", ["o1"]) == []
+    with pytest.raises(ServiceError) as twice:
+        confirm(units, orders, request.id, extension_id="x2")
+    assert twice.value.code == ErrorCode.INVALID_STATE
+
+
+def test_an_extension_is_not_confirmed_past_its_due_date_or_once_the_order_is_over(units, orders):
+    late = open_(units, orders, "extension", "m", extra_days=7, due_by=DUE)
+    with pytest.raises(ServiceError):
+        confirm(units, orders, late.id, at=datetime(2026, 12, 3, 12, 0, 1, tzinfo=UTC))
+    ended = open_(units, orders, "extension", "m", extra_days=7, due_by=DUE)
+    orders.add("o1", "alice", status="ended")
+    with pytest.raises(ServiceError) as over:
+        confirm(units, orders, ended.id)
+    assert over.value.code == ErrorCode.INVALID_STATE
+    assert units.state.extensions == {} and units.of(ExtensionConfirmed) == []
+
+
+def test_a_refused_extension_is_answered_with_the_reason(units, orders):
+    request = open_(units, orders, "extension", "m", extra_days=7, due_by=DUE)
+    refused = use_cases.refuse_extension(units, "op1", request.id, "The node is booked after your term.", NOW)
+    assert (refused.decision, refused.status, refused.answers[-1].text) == (
+        "refused", "answered", "The node is booked after your term.",
+    )  # fmt: skip
+    with pytest.raises(ServiceError):
+        confirm(units, orders, request.id)
+    question = open_(units, orders)
+    with pytest.raises(ServiceError):
+        use_cases.refuse_extension(units, "op1", question.id, "no", NOW)

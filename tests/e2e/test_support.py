@@ -1,0 +1,149 @@
+"""Support through the gateway, every service a real process: requests and the secret refusal, operators'
+answers (admin routes and the operator command), the order's payments beside a "paid twice?" question,
+extensions confirmed, paid and applied by provisioning, refused once the order is over."""
+
+import json
+import subprocess
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import create_engine, text
+
+from infra.local.stack import BIN
+from tests.e2e.conftest import assert_problem, new_customer
+from tests.e2e.test_payments_http import eventually, new_operator
+from tests.e2e.test_provisioning import top_up
+
+ORDER = {"model": "rtx4090", "duration_days": 3, "lots": 1, "preparation": "ubuntu"}
+
+
+def due_by(days: float = 2) -> str:
+    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
+
+
+def new_order(client, customer) -> dict:
+    created = client.post("/api/v1/orders", json=ORDER, headers=customer["headers"])
+    assert created.status_code == 201, created.text
+    return created.json()
+
+
+def ready_order(stack, client, customer) -> dict:
+    order = new_order(client, customer)
+    top_up(stack, client, customer)
+    paid = client.post(f"/api/v1/orders/{order['id']}/pay-with-balance", headers=customer["headers"])
+    assert paid.status_code == 200, paid.text
+    return eventually(
+        lambda: client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"]).json(),
+        lambda o: o["status"] == "ready",
+        timeout=60,
+    )
+
+
+def ask(client, customer, order_id, kind, message, **fields):
+    return client.post(
+        "/api/v1/support-requests",
+        json={"order_id": order_id, "kind": kind, "message": message, **fields},
+        headers=customer["headers"],
+    )
+
+
+def timeline(client, customer, order_id) -> list[dict]:
+    return client.get(f"/api/v1/orders/{order_id}", headers=customer["headers"]).json()["timeline"]
+
+
+def test_a_secret_is_refused_before_anything_is_stored_and_an_answer_reaches_the_customer(stack, client, customer):
+    order = new_order(client, customer)
+    leaked = ask(client, customer, order["id"], "incident", "it fails",
+                 first_error="curl -H 'Authorization: Bearer 0123456789abcdefghij'")  # fmt: skip
+    body = assert_problem(leaked, 422, "secret_in_request", "first_error")
+    assert "0123456789abcdefghij" not in leaked.text and "secret" in body["detail"]
+    assert client.get("/api/v1/support-requests", headers=customer["headers"]).json() == {
+        "items": [],
+        "next_cursor": None,
+    }
+
+    fields = {
+        "failed_at": "2026-11-30T08:15:00Z",
+        "launch_command": "python train.py --config config/pilote.json",
+        "versions": "Python 3.11.2, torch 2.5.1+cu124",
+        "first_error": "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+        "minimal_example": "import torch\ntorch.ones(1, device='cuda') + 1",
+    }
+    opened = ask(client, customer, order["id"], "incident", "<b>the job dies</b> at the first step", **fields)
+    assert opened.status_code == 201, opened.text
+    request = opened.json()
+    assert {k: request[k] for k in fields} == fields and request["message"] == "<b>the job dies</b> at the first step"
+    assert_problem(ask(client, customer, "not-an-order", "question", "hi"), 404, "not_found")
+    intruder = new_customer(client)
+    assert_problem(ask(client, intruder, order["id"], "question", "hi"), 404, "not_found")
+
+    assert_problem(client.get("/api/v1/admin/support-requests", headers=customer["headers"]), 403, "forbidden")
+    operator = new_operator(stack, client)["headers"]
+    queue = client.get("/api/v1/admin/support-requests", headers=operator).json()
+    assert request["id"] in [r["id"] for r in queue["items"]]
+    answered = client.post(
+        f"/api/v1/admin/support-requests/{request['id']}/answers",
+        json={"text": "Your wheel is built for another GPU: install torch for CUDA 12.4."},
+        headers=operator,
+    )
+    assert answered.status_code == 200, answered.text
+    mine = client.get("/api/v1/support-requests", headers=customer["headers"]).json()["items"]
+    assert [a["text"] for a in mine[0]["answers"]] == [
+        "Your wheel is built for another GPU: install torch for CUDA 12.4."
+    ]
+    notes = eventually(
+        lambda: timeline(client, customer, order["id"]), lambda t: any(e["kind"] == "support_answered" for e in t)
+    )
+    assert [e["kind"] for e in notes] == ["created", "support_request", "support_answered"]
+    assert notes[-1]["detail"] == "Your wheel is built for another GPU: install torch for CUDA 12.4."
+
+
+def test_the_operator_command_answers_and_sees_the_payments_of_a_paid_twice_question(stack, client, customer):
+    order = new_order(client, customer)
+    for asset, network in (("BTC", "bitcoin"), ("LTC", "litecoin")):
+        paid = client.post(f"/api/v1/orders/{order['id']}/payments", json={"asset": asset, "network": network},
+                           headers=customer["headers"])  # fmt: skip
+        assert paid.status_code == 201, paid.text
+    request = ask(client, customer, order["id"], "question", f"Did I pay order {order['id']} twice?").json()
+
+    operator = new_operator(stack, client)["headers"]
+    seen = client.get(f"/api/v1/admin/support-requests/{request['id']}", headers=operator).json()
+    assert seen["order"]["id"] == order["id"]
+    assert sorted(p["network"] for p in seen["order"]["payments"]) == ["bitcoin", "litecoin"]
+    assert all(p["transfers"] == [] for p in seen["order"]["payments"])
+
+    def admin(*args):
+        done = subprocess.run([str(BIN / "kernodeck-support-admin"), *args], env=stack.process("support").env,
+                              capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert request["id"] in [r["id"] for r in admin("list")["items"]]
+    admin("answer", request["id"], "No: neither payment has received a transfer yet.")
+    assert admin("show", request["id"])["status"] == "answered"
+    mine = client.get("/api/v1/support-requests", headers=customer["headers"]).json()["items"]
+    assert mine[0]["answers"][0]["text"] == "No: neither payment has received a transfer yet."
+
+
+def test_an_extension_is_refused_once_the_order_has_ended(stack, client):
+    customer = new_customer(client)
+    order = ready_order(stack, client, customer)
+    request = ask(client, customer, order["id"], "extension", "3 more days", extra_days=3, due_by=due_by()).json()
+    engine = create_engine(stack.env["PROVISIONING_DATABASE_URL"].replace("postgresql://", "postgresql+psycopg2://"))
+    with engine.begin() as conn:  # the term runs out now: provisioning reclaims the node at its next sweep
+        conn.execute(text("UPDATE rentals SET ends_at = now() - interval '1 second' WHERE order_id = :id"),
+                     {"id": order["id"]})  # fmt: skip
+    engine.dispose()
+    eventually(
+        lambda: client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"]).json()["status"],
+        lambda status: status == "ended",
+        timeout=30,
+    )
+    operator = new_operator(stack, client)["headers"]
+    late = client.post(f"/api/v1/admin/support-requests/{request['id']}/confirm", json={}, headers=operator)
+    assert_problem(late, 409, "invalid_state")
+    again = ask(client, customer, order["id"], "extension", "3 more days", extra_days=3, due_by=due_by())
+    assert_problem(again, 409, "invalid_state")
+    cancelled = new_order(client, customer)
+    client.post(f"/api/v1/orders/{cancelled['id']}/cancel", headers=customer["headers"])
+    refused = ask(client, customer, cancelled["id"], "extension", "m", extra_days=7, due_by=due_by())
+    assert_problem(refused, 409, "invalid_state")
