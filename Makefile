@@ -33,7 +33,7 @@ test-services:
 	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration --ignore=services/notify
 
 test-http:
-	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/devnet infra/prometheus
+	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/devnet infra/prometheus infra/grafana
 
 lint:
 	$(BIN)/ruff check .
