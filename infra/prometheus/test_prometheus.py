@@ -69,3 +69,23 @@ def test_each_alert_has_a_severity_a_summary_and_a_runbook_paragraph():
         assert rule["annotations"]["runbook"] == f"infra/prometheus/RUNBOOK.md#{name.lower()}"
         assert len(sections.get(name, "").split()) > 40, f"{name}: no runbook paragraph in RUNBOOK.md"
     assert set(sections) == set(alerts())
+
+
+def test_every_process_is_scraped_on_its_metrics_port():
+    """Each service (its `*_METRICS_PORT` in .env.example), the gateway and each network's watcher has a job."""
+    from kernodeck_watchers.config import METRICS_PORTS
+
+    example = (HERE.parents[1] / ".env.example").read_text()
+    ports = {name.lower(): int(port) for name, port in re.findall(r"^#(\w+)_METRICS_PORT=(\d+)$", example, re.M)}
+    ports.pop("watcher")  # one port per network, below
+    expected = {**ports, "gateway": 8000, **{f"watcher-{net}": port for net, port in METRICS_PORTS.items()}}
+    for config in ("prometheus.yml", "local.yml"):
+        jobs = yaml.safe_load((HERE / config).read_text())["scrape_configs"]
+        found = {}
+        for job in jobs:
+            for discovery in job.get("dns_sd_configs", []):
+                assert discovery["names"] == [f"{job['job_name']}.kernodeck.svc.cluster.local"]
+                found[job["job_name"]] = discovery["port"]
+            for static in job.get("static_configs", []):
+                found[job["job_name"]] = int(static["targets"][0].rsplit(":", 1)[1])
+        assert found == expected, config
