@@ -1,6 +1,6 @@
 """`make bench`: the gateway's quotes, orders and payment intents (at concurrency 1 and 32)
 against bare HTTP and AMQP baselines, confirmed chain event → order paid, on real nodes
-(bitcoind with ZMQ, anvil with newHeads) the block bringing the last confirmation → order
+and doubles, each network's watcher woken by its node, the block bringing the last confirmation → order
 paid; provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
 event → Telegram message under Telegram's limits. Watcher matching with a million watched
 addresses is bench/bench_watcher_match.py.

@@ -4,7 +4,8 @@
 (litecoind, Bitcoin Knots, anvil with the USDT and USDC test tokens, the Tron
 double with a USDT, the Solana double) and returns the environment of the
 watchers and of payments: WATCHER_<NET>_* node URLs and credentials (and
-where the nodes announce blocks: bitcoind's ZMQ, anvil's websocket), the
+where the nodes announce blocks: bitcoind's ZMQ, anvil's websocket, the Tron
+double's ZMQ `block` topic, the Solana double's PubSub websocket), the
 payments' test token contracts, the confirmations, and
 PAYMENTS_DISABLED_METHODS for the networks whose node is missing, so that a
 method nobody watches is never offered. `how_to_pay()` and `shell_env()` say
@@ -56,6 +57,7 @@ class Devnet:
     run_dir: Path
     networks: tuple[str, ...] = NETWORKS
     anvil_block_time: int | None = None  # None: anvil mines each transaction at once
+    clocked_doubles: bool = True  # the Tron and Solana doubles make blocks on their clocks; False: on request
     watcher_poll_s: float = 1.0
     watcher_status_s: float = 2.0
     nodes: dict[str, Any] = field(default_factory=dict)  # network -> the running node or double
@@ -117,7 +119,7 @@ class Devnet:
     def _start_tron(self) -> None:
         from infra.devnet.tron_double import TronDouble
 
-        double = self._started(TronDouble(block_interval_s=TRON_BLOCK_S))
+        double = self._started(TronDouble(block_interval_s=TRON_BLOCK_S if self.clocked_doubles else None))
         self.nodes["tron"] = double
         try:
             self.tokens["USDT/tron"] = double.deploy_trc20("USDT", 6, 10**15)
@@ -127,7 +129,8 @@ class Devnet:
     def _start_solana(self) -> None:
         from infra.devnet.solana_double import SolanaDouble
 
-        self.nodes["solana"] = self._started(SolanaDouble(block_time_ms=SOLANA_BLOCK_MS))
+        clock = SOLANA_BLOCK_MS if self.clocked_doubles else None
+        self.nodes["solana"] = self._started(SolanaDouble(block_time_ms=clock))
 
     def stop(self) -> None:
         for network in reversed(list(self.nodes)):
@@ -150,8 +153,10 @@ class Devnet:
                 env[f"WATCHER_{key}_RPC_USER"] = node.rpcuser
                 env[f"WATCHER_{key}_RPC_PASSWORD"] = node.rpcpassword
                 env[f"WATCHER_{key}_ZMQ_URL"] = node.zmq_hashblock_url or ""
-            elif network == "ethereum":
-                env["WATCHER_ETHEREUM_WS_URL"] = node.ws_url
+            elif network in ("ethereum", "solana"):
+                env[f"WATCHER_{key}_WS_URL"] = node.ws_url
+            else:
+                env["WATCHER_TRON_ZMQ_URL"] = node.events_url
             env[f"PAYMENTS_{key}_CONFIRMATIONS"] = env[f"WATCHER_{key}_CONFIRMATIONS"] = str(DEV_CONFIRMATIONS[network])
         for method, contract in self.tokens.items():
             asset, network = method.split("/")
@@ -195,8 +200,8 @@ class Devnet:
             return f"anvil {node.rpc_url}, chain id {node.chain_id}, newHeads {node.ws_url}{tokens}"
         if network == "tron":
             token = ", USDT deployed" if "USDT/tron" in self.tokens else ""
-            return f"Tron double {node.url}{token}"
-        return f"Solana double {node.url}"
+            return f"Tron double {node.url}, blocks on ZMQ {node.events_url}{token}"
+        return f"Solana double {node.url}, slotSubscribe {node.ws_url}"
 
     def shell_env(self) -> dict[str, str]:
         """KEY=VALUE for a second terminal: the CLIs, datadirs, RPC URLs, dev accounts and contracts."""

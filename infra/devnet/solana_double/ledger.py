@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from solders.account import Account
@@ -55,7 +56,8 @@ class Block:
 class Ledger:
     """Not thread-safe: the RPC layer serializes access."""
 
-    def __init__(self):
+    def __init__(self, on_slot: Callable[[int, int, int], None] = lambda slot, parent, root: None):
+        self.on_slot = on_slot  # each produced block's slot, its parent's and the root's (finalized)
         self.faucet = Keypair()
         self.svm = self._genesis_svm()
         self.blocks: dict[int, Block] = {}
@@ -202,3 +204,4 @@ class Ledger:
             for key in e.account_keys:
                 self.by_address[key].append((slot, position))
         self.next_slot = slot + 1
+        self.on_slot(slot, self.blocks[slot].parent_slot, self.slots[self._root])

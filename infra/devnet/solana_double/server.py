@@ -1,4 +1,4 @@
-"""The double as an HTTP JSON-RPC server, like a validator's RPC port."""
+"""The double as an HTTP JSON-RPC server and a PubSub websocket, like a validator's RPC and PubSub ports."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from infra.devnet.served import JsonHandler, ServedDouble
 
 from . import jsonrpc
 from .ledger import Ledger
+from .pubsub import PubSub
 from .rpc import SolanaRpc
 
 
@@ -27,9 +28,24 @@ class SolanaDouble(ServedDouble):
 
     handler = _Handler
 
-    def __init__(self, *, port: int = 0, block_time_ms: int | None = None):
+    def __init__(self, *, port: int = 0, block_time_ms: int | None = None, pubsub_port: int = 0):
         super().__init__(port=port, block_interval_s=block_time_ms / 1000 if block_time_ms else None)
-        self.rpc_handler = SolanaRpc(Ledger())
+        self.pubsub = PubSub(pubsub_port)
+        self.rpc_handler = SolanaRpc(Ledger(on_slot=self.pubsub.slot))
+
+    @property
+    def ws_url(self) -> str:
+        """The PubSub websocket: `slotSubscribe`."""
+        return self.pubsub.url
+
+    def serve(self) -> SolanaDouble:
+        """The RPC and PubSub ports: at start, and again (same ports) after `stop_serving()`."""
+        self._spawn(self.pubsub.bind().serve_forever)
+        return super().serve()
+
+    def stop_serving(self) -> None:
+        super().stop_serving()
+        self.pubsub.shutdown()
 
     def rpc(self, method: str, *params: Any) -> Any:
         """Call a method over HTTP, as any client would; raises jsonrpc.RpcError on an error reply."""

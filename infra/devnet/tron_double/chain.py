@@ -9,6 +9,7 @@ first replaced block's snapshot and runs the kept transactions again.
 
 import hashlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import coincurve
@@ -64,9 +65,12 @@ def _tx_trie_root(ids: list[str]) -> str:
 
 
 class Chain:
-    def __init__(self, evm: Evm, solidify_after: int):
+    def __init__(
+        self, evm: Evm, solidify_after: int, on_block: Callable[[dict, int], None] = lambda block, solid: None
+    ):
         self.evm = evm
         self.solidify_after = solidify_after
+        self.on_block = on_block  # each new block (node API JSON) and the solidified height, under the lock
         self.lock = threading.RLock()
         self.mempool: list[dict] = []
         self._where: dict[str, tuple[int, int]] = {}  # txid -> (block number, position)
@@ -173,6 +177,7 @@ class Chain:
         self.blocks.append(block)
         for position, (tx, _) in enumerate(ran):
             self._where[tx["txID"]] = (number, position)
+        self.on_block(json, self.solid_height)
         return block
 
 

@@ -10,6 +10,7 @@ from infra.devnet.served import ServedDouble
 from .addresses import from_evm, to_base58
 from .chain import Chain
 from .control import Control
+from .events import BlockPublisher
 from .evm import Evm
 from .server import Handler, Router
 
@@ -29,9 +30,12 @@ class TronDouble(ServedDouble):
 
     handler = Handler
 
-    def __init__(self, *, solidify_after: int = 19, block_interval_s: float | None = None, port: int = 0):
+    def __init__(
+        self, *, solidify_after: int = 19, block_interval_s: float | None = None, port: int = 0, events_port: int = 0
+    ):
         super().__init__(port=port, block_interval_s=block_interval_s)
         self.solidify_after = solidify_after
+        self.events = BlockPublisher(events_port)
         self.evm = Evm()
         self.chain: Chain | None = None
         self._router: Router | None = None
@@ -46,10 +50,26 @@ class TronDouble(ServedDouble):
 
     def start(self) -> "TronDouble":
         self.evm.start()
-        self.chain = Chain(self.evm, self.solidify_after)
+        self.chain = Chain(self.evm, self.solidify_after, self.events.publish)
         keys = {from_evm(address): key for address, key in self.evm.dev_accounts}
         self._router = Router(self.chain, self.evm, Control(self.chain, self.evm, keys))
         return super().start()
+
+    @property
+    def events_url(self) -> str:
+        """The built-in message queue (ZeroMQ), where each new block is announced under the topic `block`."""
+        return self.events.url
+
+    def serve(self) -> "TronDouble":
+        """The HTTP API and the message queue: at start, and again (same ports) after `stop_serving()`."""
+        with self.chain.lock:
+            self.events.bind()
+        return super().serve()
+
+    def stop_serving(self) -> None:
+        super().stop_serving()
+        with self.chain.lock:
+            self.events.close()
 
     def app(self) -> Router:
         return self._router

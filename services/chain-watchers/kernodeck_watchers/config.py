@@ -50,7 +50,9 @@ class WatcherSettings(ServiceSettings):
     ethereum_rpc_url: str = "http://127.0.0.1:8545"
     ethereum_ws_url: str = ""  # ws(s):// of the node, for eth_subscribe newHeads; empty: poll only
     tron_url: str = "http://127.0.0.1:8090"
+    tron_zmq_url: str = ""  # tcp://host:port of the node's built-in message queue (topic `block`); empty: poll only
     solana_rpc_url: str = "http://127.0.0.1:8899"
+    solana_ws_url: str = ""  # ws(s):// of the node's PubSub port, for slotSubscribe; empty: poll only
     # Slots are counted on top of this commitment: "confirmed" plus 32 slots is
     # as safe as "finalized", and shows a payment as seen half a minute sooner.
     solana_commitment: Literal["confirmed", "finalized"] = "confirmed"
@@ -102,6 +104,6 @@ class WatcherSettings(ServiceSettings):
 
     @property
     def block_notify_url(self) -> str:
-        if self.network == "ethereum":
-            return self.ethereum_ws_url
-        return getattr(self, f"{self.network}_zmq_url", "")
+        if self.network in ("ethereum", "solana"):
+            return getattr(self, f"{self.network}_ws_url")
+        return getattr(self, f"{self.network}_zmq_url")

@@ -1,10 +1,11 @@
 """Block notifications: the node announces each new block and the scan loop wakes at once.
 
 Where the settings name a notification URL, its scheme picks the listener:
-`tcp://` or `ipc://` is a bitcoind ZMQ `hashblock` publisher (notify_zmq),
-`ws://` or `wss://` an Ethereum node's `eth_subscribe` `newHeads`
-(notify_ws). A Bitcoin or Litecoin watcher without a ZMQ URL long-polls the
-node's RPC instead (notify_longpoll). Blocks announced while a listener is
+`tcp://` or `ipc://` is a ZMQ publisher (notify_zmq: bitcoind's `hashblock`,
+java-tron's `block`), `ws://` or `wss://` a JSON-RPC websocket subscription
+(notify_ws: an Ethereum node's `newHeads`, Solana's `slotSubscribe`). A
+Bitcoin or Litecoin watcher without a ZMQ URL long-polls the node's RPC
+instead (notify_longpoll). Blocks announced while a listener is
 disconnected are lost; the scan loop's polling covers them.
 """
 
@@ -23,8 +24,8 @@ from kernodeck_watchers.config import WatcherSettings
 log = logging.getLogger(__name__)
 
 RETRY_S = 5.0
-LISTENERS = {"tcp": notify_zmq.listen, "ipc": notify_zmq.listen, "ws": notify_ws.listen, "wss": notify_ws.listen}
 LONG_POLLED = ("bitcoin", "litecoin")
+ZMQ_TOPICS = {"bitcoin": b"hashblock", "litecoin": b"hashblock", "tron": b"block"}
 
 Listen = Callable[[Callable[[], None]], None]  # listen(on_block): returns only by raising
 
@@ -41,14 +42,16 @@ class BlockSource:
 
 def block_source(settings: WatcherSettings) -> BlockSource | None:
     """Where this watcher hears of new blocks; None: polling only."""
-    url = settings.block_notify_url
+    network, url = settings.network, settings.block_notify_url
     if url:
-        listen = LISTENERS.get(urlsplit(url).scheme)
-        if listen is None:
-            log.warning("no block notifications from this kind of URL; polling only", extra={"url": _where(url)})
-            return None
-        return BlockSource(url, partial(listen, url))
-    if settings.network in LONG_POLLED:
+        scheme = urlsplit(url).scheme
+        if scheme in ("tcp", "ipc") and network in ZMQ_TOPICS:
+            return BlockSource(url, partial(notify_zmq.listen, url, topic=ZMQ_TOPICS[network]))
+        if scheme in ("ws", "wss") and network in notify_ws.SUBSCRIPTIONS:
+            return BlockSource(url, partial(notify_ws.listen, url, subscription=notify_ws.SUBSCRIPTIONS[network]))
+        log.warning("no block notifications from this kind of URL; polling only", extra={"url": _where(url)})
+        return None
+    if network in LONG_POLLED:
         rpc = utxo_rpc(settings, notify_longpoll.WAIT_MS / 1000 + settings.rpc_timeout_s)
         return BlockSource(rpc.url, partial(notify_longpoll.listen, rpc))
     return None

@@ -1,4 +1,5 @@
-"""Where a watcher hears of new blocks, and the long poll of a node without ZMQ, over a scripted node."""
+"""Where a watcher hears of new blocks (ZMQ, websocket subscriptions, the long poll of a node without ZMQ), and
+the long poll over a scripted node."""
 
 import logging
 
@@ -37,14 +38,25 @@ def tip(height: int, hash_: str) -> dict:
         ({"network": "bitcoin"}, "http"),
         ({"network": "litecoin", "litecoin_rpc_url": "https://node/key"}, "https"),
         ({"network": "ethereum", "ethereum_ws_url": "wss://node:8546/key"}, "wss"),
+        ({"network": "tron", "tron_zmq_url": "tcp://node:5555"}, "tcp"),
+        ({"network": "solana", "solana_ws_url": "ws://node:8900"}, "ws"),
     ],
 )
 def test_a_watcher_hears_of_blocks_from_zmq_newheads_or_the_long_poll(fields, scheme):
     assert block_source(WatcherSettings(**fields)).scheme == scheme
 
 
-@pytest.mark.parametrize("fields", [{"network": "ethereum"}, {"network": "tron"}, {"network": "solana"}])
-def test_without_a_notification_url_an_account_chain_polls(fields):
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"network": "ethereum"},
+        {"network": "tron"},
+        {"network": "solana"},
+        {"network": "ethereum", "ethereum_ws_url": "tcp://node:5555"},  # no ZMQ on Ethereum
+        {"network": "tron", "tron_zmq_url": "ws://node:8090"},
+    ],
+)
+def test_without_a_notification_url_it_understands_an_account_chain_polls(fields):
     assert block_source(WatcherSettings(**fields)) is None
 
 

@@ -8,6 +8,7 @@ import time
 import urllib.request
 
 import pytest
+import websocket
 from solders.hash import Hash
 from solders.keypair import Keypair
 from solders.rpc.responses import (
@@ -255,3 +256,30 @@ def test_blocks_come_on_their_own_with_a_block_time():
         while node.rpc("getSlot", {"commitment": "processed"}) < 5:
             assert time.monotonic() < deadline, "no blocks produced"
             time.sleep(0.02)
+
+
+def test_slot_subscribe_notifies_every_produced_block_until_unsubscribed(node):
+    ws = websocket.create_connection(node.ws_url, timeout=5)
+    try:
+        ws.send(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "slotSubscribe"}))
+        subscription = json.loads(ws.recv())["result"]
+        node.rpc("double_skipSlots", 1)
+        node.rpc("double_produceBlocks", 2)
+        notes = [json.loads(ws.recv()) for _ in range(2)]
+        assert [n["method"] for n in notes] == ["slotNotification"] * 2
+        assert [n["params"] for n in notes] == [
+            {"subscription": subscription, "result": {"parent": 0, "root": 0, "slot": 2}},
+            {"subscription": subscription, "result": {"parent": 2, "root": 0, "slot": 3}},
+        ]
+        ws.send(json.dumps({"jsonrpc": "2.0", "id": 8, "method": "slotUnsubscribe", "params": [subscription]}))
+        assert json.loads(ws.recv()) == {"jsonrpc": "2.0", "result": True, "id": 8}
+        ws.send(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "slotUnsubscribe", "params": [subscription]}))
+        assert json.loads(ws.recv())["error"]["code"] == -32602
+        ws.send(json.dumps({"jsonrpc": "2.0", "id": 10, "method": "blockSubscribe"}))
+        assert json.loads(ws.recv())["error"]["code"] == -32601
+        node.rpc("double_produceBlocks", 1)
+        ws.settimeout(0.3)
+        with pytest.raises(websocket.WebSocketTimeoutException):
+            ws.recv()  # unsubscribed: nothing more
+    finally:
+        ws.close()

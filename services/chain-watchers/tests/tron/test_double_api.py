@@ -1,8 +1,10 @@
 """The double answers with the full node's shapes: field names, hex and base58 addresses, solidified data."""
 
 import hashlib
+import json
 
 import coincurve
+import zmq
 
 from kernodeck_chains.addresses import tron_hex_address
 from kernodeck_chains.evm import TRANSFER_TOPIC
@@ -197,3 +199,33 @@ def test_broadcast_refuses_a_foreign_signature_a_duplicate_and_an_overdraft(doub
 
     overdraft = {"owner_address": payer, "to_address": new_address(), "amount": 1, "visible": True}
     assert "balance is not sufficient" in double.post("/wallet/createtransaction", overdraft)["Error"]
+
+
+def test_each_new_block_goes_out_on_the_message_queue_as_a_block_trigger(double, new_address):
+    subscriber = zmq.Context().socket(zmq.SUB)
+    subscriber.setsockopt(zmq.SUBSCRIBE, b"block")
+    subscriber.setsockopt(zmq.RCVTIMEO, 5000)
+    subscriber.connect(double.events_url)
+    try:
+        while True:  # a PUB socket drops what it sends before the subscription reaches it
+            double.mine(1)
+            if subscriber.poll(200):
+                subscriber.recv_multipart()
+                break
+        txid = double.transfer(new_address(), 1_000)
+        [block_id] = double.mine(1)
+        topic, body = subscriber.recv_multipart()
+    finally:
+        subscriber.close(linger=0)
+    trigger = json.loads(body)
+    block = double.post("/wallet/getblockbyid", {"value": block_id})
+    assert topic == b"block"
+    assert trigger == {
+        "timeStamp": block["block_header"]["raw_data"]["timestamp"],
+        "triggerName": "blockTrigger",
+        "blockNumber": block["block_header"]["raw_data"]["number"],
+        "blockHash": block_id,
+        "transactionSize": 1,
+        "latestSolidifiedBlockNumber": block["block_header"]["raw_data"]["number"] - double.solidify_after,
+        "transactionList": [txid],
+    }

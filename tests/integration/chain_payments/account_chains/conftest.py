@@ -101,7 +101,7 @@ class EthereumChain(FreshAddresses):
         return self.tokens["FAKE_USDT"]
 
     def watcher_fields(self) -> dict:
-        return {"ethereum_rpc_url": self.node.rpc_url}
+        return {"ethereum_rpc_url": self.node.rpc_url, "ethereum_ws_url": self.node.ws_url}
 
     def payments_fields(self) -> dict:
         return {
@@ -203,7 +203,7 @@ class TronChain(FreshAddresses, _Restartable):
         self.fake_usdt = self.double.deploy_trc20("USDT", 6, 10**15)
 
     def watcher_fields(self) -> dict:
-        return {"tron_url": self.double.url}
+        return {"tron_url": self.double.url, "tron_zmq_url": self.double.events_url}
 
     def payments_fields(self) -> dict:
         return {"tron_chain": "regtest", "tron_xpub": TRON_XPUB, "usdt_tron_contract": self.usdt}
@@ -274,7 +274,11 @@ class SolanaChain(_Restartable):
         self.double.rpc("double_produceBlocks", 2)
 
     def watcher_fields(self) -> dict:
-        return {"solana_rpc_url": self.double.url, "solana_commitment": "confirmed"}
+        return {
+            "solana_rpc_url": self.double.url,
+            "solana_ws_url": self.double.ws_url,
+            "solana_commitment": "confirmed",
+        }
 
     def payments_fields(self) -> dict:
         return {}

@@ -31,6 +31,18 @@ def test_an_exact_payment_makes_the_order_paid(chain, shop, start_watcher, watch
     assert chain.balance(payment) == amount
 
 
+@once_per_network
+def test_the_node_announcing_the_confirming_block_wakes_the_watcher(chain, shop, start_watcher, watching, wait):
+    """anvil's newHeads, the Tron node's ZMQ `block` topic, Solana's slotSubscribe: the poll is minutes away."""
+    watcher = start_watcher(poll_interval_s=300)
+    order, payment = shop.order_payment()
+    watching(watcher, payment)
+    chain.pay(payment, payment["amount_base_units"])
+    wait(lambda: shop.payment(payment)["status"] == "confirming", seconds=5, what="one confirmation")
+    chain.mine(1)
+    shop.wait_paid(order, seconds=5)
+
+
 def test_two_partial_payments_add_up(chain, shop, start_watcher, watching, wait):
     watcher = start_watcher()
     order, payment = shop.order_payment()
