@@ -158,6 +158,7 @@ class Devnet:
             else:
                 env["WATCHER_TRON_ZMQ_URL"] = node.events_url
             env[f"PAYMENTS_{key}_CONFIRMATIONS"] = env[f"WATCHER_{key}_CONFIRMATIONS"] = str(DEV_CONFIRMATIONS[network])
+            env[f"WATCHER_{key}_TIP_DELAY_BLOCKS"] = "0"  # one local node, no backends racing at the tip
         for method, contract in self.tokens.items():
             asset, network = method.split("/")
             env[f"PAYMENTS_{asset}_{network.upper()}_CONTRACT"] = contract

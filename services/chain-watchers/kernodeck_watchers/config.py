@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from kernodeck_kit.settings import ServiceSettings
+from kernodeck_watchers.domain.progress import Limits
 
 Network = Literal["bitcoin", "litecoin", "ethereum", "tron", "solana"]
 
@@ -29,6 +30,13 @@ DEFAULT_TARGETED_CHECK_BLOCKS: dict[str, int] = {
     "tron": 20,
     "solana": 1500,
 }
+# The networks' block times, in seconds: while the node is silent, the blocks it has likely made meanwhile count
+# towards the lag limit.
+BLOCK_SECONDS: dict[str, float] = {"bitcoin": 600, "litecoin": 150, "ethereum": 12, "tron": 3, "solana": 0.4}
+# How far behind the node's tip the scan reads: load-balanced providers answer the tip from one backend and
+# the block from another that has not got it yet (Ethereum's `null`, Solana's "block not available", Tron's
+# empty answer). A block or two costs seconds on these networks; Bitcoin Core answers from one node.
+DEFAULT_TIP_DELAY_BLOCKS: dict[str, int] = {"bitcoin": 0, "litecoin": 0, "ethereum": 1, "tron": 1, "solana": 2}
 METRICS_PORTS: dict[str, int] = {"bitcoin": 9110, "litecoin": 9111, "ethereum": 9112, "tron": 9113, "solana": 9114}
 
 
@@ -70,6 +78,11 @@ class WatcherSettings(ServiceSettings):
     solana_lag_blocks: int = Field(DEFAULT_LAG_BLOCKS["solana"], ge=1)
     # Seconds since the watcher last had every block of its node before it reports lagging.
     max_lag_seconds: int = Field(300, ge=1)
+    bitcoin_tip_delay_blocks: int = Field(DEFAULT_TIP_DELAY_BLOCKS["bitcoin"], ge=0)
+    litecoin_tip_delay_blocks: int = Field(DEFAULT_TIP_DELAY_BLOCKS["litecoin"], ge=0)
+    ethereum_tip_delay_blocks: int = Field(DEFAULT_TIP_DELAY_BLOCKS["ethereum"], ge=0)
+    tron_tip_delay_blocks: int = Field(DEFAULT_TIP_DELAY_BLOCKS["tron"], ge=0)
+    solana_tip_delay_blocks: int = Field(DEFAULT_TIP_DELAY_BLOCKS["solana"], ge=0)
 
     poll_interval_s: float = Field(5.0, gt=0)
     standby_retry_s: float = Field(3.0, gt=0)
@@ -101,6 +114,14 @@ class WatcherSettings(ServiceSettings):
     @property
     def lag_blocks(self) -> int:
         return getattr(self, f"{self.network}_lag_blocks")
+
+    @property
+    def tip_delay_blocks(self) -> int:
+        return getattr(self, f"{self.network}_tip_delay_blocks")
+
+    @property
+    def lag_limits(self) -> Limits:
+        return Limits(self.lag_blocks, self.max_lag_seconds, BLOCK_SECONDS[self.network])
 
     @property
     def block_notify_url(self) -> str:

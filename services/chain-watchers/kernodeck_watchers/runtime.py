@@ -3,6 +3,7 @@
 import itertools
 import logging
 from collections.abc import Callable
+from datetime import datetime, timedelta
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import AddressWatched, WatcherStatus
@@ -22,6 +23,7 @@ from kernodeck_watchers.watchlist import Watchlist
 log = logging.getLogger(__name__)
 
 NEW_WATCHES_PER_TURN = 100
+RETRY_AFTER_CAP_S = 600.0  # a Retry-After longer than this is not believed
 PaymentsWatched = Callable[[], list[dict]]  # payments' watched_addresses(network) RPC
 
 
@@ -37,6 +39,7 @@ class WatcherRuntime:
         # Where the last complete pass started: a watch written during it (by another replica) may have
         # missed every block it scanned, however many.
         self._last_pass_from: int | None = None
+        self._resume_at: datetime | None = None  # no request to the node before (a provider's Retry-After)
 
     def turn(self, store: Store, payments_watched: PaymentsWatched) -> float:
         """One turn of the scan loop (a pass when this replica holds the lock); the seconds until the next."""
@@ -45,6 +48,8 @@ class WatcherRuntime:
             return self.settings.standby_retry_s
         metrics.ACTIVE.labels(self.network).set(1)
         now = utcnow()
+        if self._resume_at is not None and now < self._resume_at:  # a provider's Retry-After, whatever wakes us
+            return (self._resume_at - now).total_seconds()
         try:
             if self.watchlist.loaded:
                 self.watchlist.sync(store, now)
@@ -63,8 +68,8 @@ class WatcherRuntime:
             self.progress.stuck = True
             return self._failed(error)
         except NodeError as error:
-            self.progress.node_failed()
-            return self._failed(error)
+            self.progress.node_failed(utcnow())
+            return self._failed(error, getattr(error, "retry_after_s", None))
         except ServiceError as error:
             return self._failed(error)
         except CursorMoved:
@@ -99,10 +104,7 @@ class WatcherRuntime:
         """The active replica's status, once a pass has tried the node (payments treats silence as lag)."""
         if not self.lock.held or not self.progress.checked:
             return None
-        settings = self.settings
-        return publish_status(
-            store, self.network, self.progress, settings.lag_blocks, settings.max_lag_seconds, utcnow()
-        )
+        return publish_status(store, self.network, self.progress, self.settings.lag_limits, utcnow())
 
     def close(self) -> None:
         self.lock.close()
@@ -126,11 +128,15 @@ class WatcherRuntime:
             progress=self.progress,
             history_blocks=self.settings.history_blocks,
             start_height=self.settings.start_height,
+            tip_delay=self.settings.tip_delay_blocks,
         )
 
-    def _failed(self, error: Exception) -> float:
+    def _failed(self, error: Exception, retry_after_s: float | None = None) -> float:
         self.failures += 1
         delay = backoff_delay(self.failures, self.settings.backoff_initial_s, self.settings.backoff_max_s)
+        if retry_after_s is not None:  # a throttling provider says when: honoured, up to RETRY_AFTER_CAP_S
+            delay = max(delay, min(retry_after_s, RETRY_AFTER_CAP_S))
+            self._resume_at = utcnow() + timedelta(seconds=delay)
         log.warning(
             "scan pass failed",
             extra={"network": self.network, "error": str(error), "failures": self.failures, "retry_in_s": delay},

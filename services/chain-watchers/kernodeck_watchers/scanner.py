@@ -16,7 +16,7 @@ from sqlmodel import Session
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
 from kernodeck_watchers import metrics
-from kernodeck_watchers.chains.base import BlockRef, ChainClient, SeenTransfer
+from kernodeck_watchers.chains.base import BlockNotYet, BlockRef, ChainClient, SeenTransfer
 from kernodeck_watchers.domain import transfers
 from kernodeck_watchers.domain.progress import Progress
 from kernodeck_watchers.domain.reorg import common_ancestor
@@ -31,6 +31,7 @@ from kernodeck_watchers.store.queries import (
     get_tracked,
     save_cursor,
     scanned_blocks,
+    scanned_hash,
     tracked_in_blocks,
     tracked_in_state,
 )
@@ -56,6 +57,7 @@ class Scanner:
     progress: Progress
     history_blocks: int
     start_height: int | None = None
+    tip_delay: int = 0  # blocks below the node's tip where the scan stops
     clock: Callable[[], datetime] = utcnow
 
     @property
@@ -68,31 +70,54 @@ class Scanner:
         mempool_read_at = self.clock()
         pending = self.client.pending_transfers(self.watched.addresses)
         tip = self.client.tip()
-        cursor = self._cursor(tip)
+        target = max(tip.height - self.tip_delay, 0)  # read a little behind a provider's racing tip
+        cursor = self._cursor(tip, target)
         # Both at once, so that a status published meanwhile never compares the tip with nothing scanned.
-        self.progress.node_answered(tip.height)
+        self.progress.node_answered(target)
         self.progress.scanned(cursor.height, self.clock())
-        if cursor.height > tip.height or (cursor.height == tip.height and cursor.hash != tip.hash):
-            cursor = self._rewind(cursor, tip)
-            self.progress.scanned(cursor.height, self.clock())
-        while cursor.height < tip.height:
-            block = self.client.block(cursor.height + 1)
-            if block.parent_hash != cursor.hash:
-                cursor = self._rewind(cursor, tip)
-            else:
-                found = self.client.transfers_in_block(block, self.watched.addresses)
-                cursor = self._commit_block(cursor, block, found, tip.height)
-            self.progress.scanned(cursor.height, self.clock())
-        self.progress.tip_reached(cursor.height, self.clock())
+        if cursor.height >= tip.height:
+            cursor = self._tip_not_ahead(cursor, tip)
+        try:
+            while cursor.height < target:
+                block = self.client.block(cursor.height + 1)
+                if block.parent_hash != cursor.hash:
+                    cursor = self._rewind(cursor, tip)
+                else:
+                    found = self.client.transfers_in_block(block, self.watched.addresses)
+                    cursor = self._commit_block(cursor, block, found, target)
+                self.progress.scanned(cursor.height, self.clock())
+        except BlockNotYet as error:  # the next pass goes on from the last committed block
+            log.info("the node has no block there yet", extra={"network": self.network, "error": str(error)})
+        else:
+            self.progress.tip_reached(cursor.height, self.clock())
         self._count(cursor)
         self._settle_mempool(pending, mempool_read_at)
 
-    def _cursor(self, tip: BlockRef) -> Cursor:
+    def _tip_not_ahead(self, cursor: Cursor, tip: BlockRef) -> Cursor:
+        """The node's tip at or below the cursor. A different block at the tip's height is a reorganisation;
+        the same block (or one older than those remembered) is a node behind the chain scanned, such as a
+        load-balanced provider's lagging backend: nothing scanned is withdrawn for that."""
+        with self.store.read() as session:
+            remembered = scanned_hash(session, self.network, tip.height)
+        if remembered is not None and remembered != tip.hash:
+            cursor = self._rewind(cursor, tip)
+            self.progress.scanned(cursor.height, self.clock())
+        elif cursor.height > tip.height:
+            log.info(
+                "the node is behind the scanned chain: waiting for it",
+                extra={"network": self.network, "node_height": tip.height, "scanned_height": cursor.height},
+            )
+        return cursor
+
+    def _cursor(self, tip: BlockRef, target: int) -> Cursor:
         with self.store.read() as session:
             cursor = get_cursor(session, self.network)
         if cursor is not None:
             return cursor
-        start = tip if self.start_height is None else self.client.block(max(self.start_height - 1, 0))
+        if self.start_height is not None:
+            start = self.client.block(max(self.start_height - 1, 0))
+        else:
+            start = tip if target == tip.height else self.client.block(target)
         with self.store.transaction() as tx:
             add_scanned_block(tx.session, self.network, start, self.history_blocks)
             save_cursor(tx.session, self.network, Cursor(start.height, start.hash), self.clock())

@@ -5,13 +5,11 @@ from datetime import datetime
 from kernodeck_contracts.events import WatcherStatus
 from kernodeck_kit.outbox import Store
 from kernodeck_watchers import metrics
-from kernodeck_watchers.domain.progress import Progress
+from kernodeck_watchers.domain.progress import Limits, Progress
 
 
-def publish_status(
-    store: Store, network: str, progress: Progress, max_blocks: int, max_seconds: int, now: datetime
-) -> WatcherStatus:
-    lag = progress.lag(now, max_blocks, max_seconds)
+def publish_status(store: Store, network: str, progress: Progress, limits: Limits, now: datetime) -> WatcherStatus:
+    lag = progress.lag(now, limits)
     metrics.NODE_HEIGHT.labels(network).set(lag.node_height)
     metrics.SCANNED_HEIGHT.labels(network).set(lag.scanned_height)
     metrics.LAG_BLOCKS.labels(network).set(lag.blocks)

@@ -21,7 +21,22 @@ class Watched(Protocol):
 
 
 class NodeError(Exception):
-    """The node did not answer, or answered with an error: the watcher backs off and reports lag."""
+    """The node did not answer, or answered with an error: the watcher backs off (and reports lag once the
+    lag limits are exceeded)."""
+
+
+class BlockNotYet(NodeError):
+    """The node has no block yet at a height at or below the tip it reported: a load-balanced provider whose
+    backends race (Ethereum's `null`, Solana's "block not available", Tron's empty answer). The pass stops at the
+    last block it committed and the next one goes on: nothing is wrong."""
+
+
+class Throttled(NodeError):
+    """The node (a provider) answered HTTP 429: no request before `retry_after_s` (its Retry-After), when given."""
+
+    def __init__(self, message: str, retry_after_s: float | None):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class ChainClient(Protocol):

@@ -34,7 +34,7 @@ from typing import Any
 from prometheus_client import Counter
 
 from kernodeck_chains import evm
-from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer, Watched
+from kernodeck_watchers.chains.base import BlockNotYet, BlockRef, NodeError, SeenTransfer, Watched
 from kernodeck_watchers.chains.jsonrpc import JsonRpc, RpcError, ok
 
 log = logging.getLogger(__name__)
@@ -146,8 +146,8 @@ class EthereumClient:
 
     def _by_number(self, height: int, full: bool) -> dict:
         block = self.rpc.call("eth_getBlockByNumber", hex(height), full)
-        if block is None:
-            raise NodeError(f"no block at height {height}")
+        if block is None:  # a provider's backend that has not got it yet (`null` at the tip)
+            raise BlockNotYet(f"no block at height {height}")
         return block
 
     def fetch_block(self, block: BlockRef) -> BlockContents:

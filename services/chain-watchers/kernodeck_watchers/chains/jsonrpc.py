@@ -11,13 +11,17 @@ import http.client
 import itertools
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from decimal import Decimal
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.error import HTTPError
 from urllib.parse import unquote, urlsplit, urlunsplit
 from urllib.request import Request, urlopen
 
-from kernodeck_watchers.chains.base import NodeError
+from kernodeck_watchers.chains.base import NodeError, Throttled
+
+TOO_MANY_REQUESTS = 429
 
 
 class RpcError(NodeError):
@@ -77,13 +81,16 @@ def post_json(url: str, payload: Any, timeout_s: float, headers: Mapping[str, st
     """POST `payload` as JSON; the answer, parsed. Any failure is a NodeError about `what`, never naming the URL.
 
     The JSON body of an HTTP error is an answer too: Bitcoin Core answers an RPC error with HTTP 500 (404 for
-    an unknown method).
+    an unknown method). HTTP 429 is Throttled, with the answer's Retry-After.
     """
     request = Request(url, data=json.dumps(payload).encode(), headers={**headers, "Content-Type": "application/json"})
     try:
         try:
             response = urlopen(request, timeout=timeout_s)
         except HTTPError as error:
+            if error.code == TOO_MANY_REQUESTS:
+                error.close()
+                raise Throttled(f"{what}: throttled (HTTP 429)", retry_after(error.headers.get("Retry-After"))) from None
             response = error
         with response:
             body = response.read()
@@ -93,6 +100,22 @@ def post_json(url: str, payload: Any, timeout_s: float, headers: Mapping[str, st
         return json.loads(body, parse_float=Decimal)
     except ValueError:
         raise NodeError(f"{what}: the node answered HTTP {response.status} with something other than JSON") from None
+
+
+def retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Retry-After's seconds (a number of seconds or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
 
 
 def _result(method: str, reply: dict) -> Any:

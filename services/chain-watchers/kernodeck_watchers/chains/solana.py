@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from .base import BlockRef, NodeError, SeenTransfer, Watched
+from .base import BlockNotYet, BlockRef, NodeError, SeenTransfer, Watched
 from .jsonrpc import JsonRpc, RpcError
 
 # agave's errors for a slot without a block (rpc-client-api custom_error.rs)
@@ -49,7 +49,7 @@ class SolanaClient:
         slot = self.rpc.call("getSlot", {"commitment": self.commitment})
         block = self._get_block(slot, "none")
         if block is None:
-            raise NodeError(f"getSlot answered {slot}, but its block is not available")
+            raise BlockNotYet(f"getSlot answered {slot}, but its block is not available")
         return _ref(slot, block)
 
     def block(self, height: int) -> BlockRef:
@@ -117,7 +117,7 @@ class SolanaClient:
         """A skipped slot's ref, from the next block's parent (the newest block before the slot)."""
         following = self.rpc.call("getBlocksWithLimit", height, 1, {"commitment": self.commitment})
         if not following or following[0] == height:
-            raise NodeError(f"the block at slot {height} is not available yet")
+            raise BlockNotYet(f"the block at slot {height} is not available yet")
         block = self._get_block(following[0], "none")
         if block is None or block["parentSlot"] >= height:
             raise NodeError(f"slot {height}: the node's answers changed while reading them")

@@ -20,7 +20,7 @@ from collections.abc import Collection
 from kernodeck_chains.addresses import tron_address_of
 from kernodeck_chains.evm import TRANSFER_TOPIC
 
-from .base import BlockRef, NodeError, SeenTransfer, Watched
+from .base import BlockNotYet, BlockRef, NodeError, SeenTransfer, Watched
 from .jsonrpc import post_json
 
 _ADDRESS_PADDING = "0" * 24
@@ -70,8 +70,8 @@ class TronClient:
     # -- the node --------------------------------------------------------------
     def _block(self, endpoint: str, body: dict) -> dict:
         block = self._post(endpoint, body)
-        if not block:
-            raise NodeError(f"{endpoint} {body}: no such block")
+        if not block:  # an empty answer: a backend that has not got it yet
+            raise BlockNotYet(f"{endpoint} {body}: no such block")
         return block
 
     def _infos(self, block: BlockRef, txids: set[str]) -> list[dict]:

@@ -20,7 +20,7 @@ from collections.abc import Collection, Container, Iterable, Iterator
 from decimal import Decimal
 
 from kernodeck_watchers import metrics
-from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
+from kernodeck_watchers.chains.base import BlockNotYet, BlockRef, SeenTransfer
 from kernodeck_watchers.chains.jsonrpc import JsonRpc, RpcError
 
 DECIMALS = 8
@@ -29,6 +29,7 @@ BECH32_PREFIXES = {
     "litecoin": ("ltc1", "tltc1", "rltc1"),
 }
 BATCH = 500
+OUT_OF_RANGE = -8  # getblockhash above the node's tip
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,12 @@ class UtxoClient:
         return _ref(decoded, payload=decoded)
 
     def block_hash(self, height: int) -> str:
-        return self.rpc.call("getblockhash", height)
+        try:
+            return self.rpc.call("getblockhash", height)
+        except RpcError as error:
+            if error.code == OUT_OF_RANGE:  # a node behind the one that gave the tip
+                raise BlockNotYet(str(error)) from None
+            raise
 
     def transfers_in_block(self, block: BlockRef, watched: Container[str]) -> list[SeenTransfer]:
         decoded = block.payload or self.rpc.call("getblock", block.hash, 2)

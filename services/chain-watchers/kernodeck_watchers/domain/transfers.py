@@ -104,12 +104,14 @@ def reverted(known: Tracked) -> tuple[Tracked, Kind]:
 
 
 def count(known: Tracked, scanned_height: int) -> tuple[Tracked, Kind | None]:
-    """Confirmations of a transfer in a block once the chain is scanned up to `scanned_height`."""
+    """Confirmations of a transfer in a block once the chain is scanned up to `scanned_height`. Never fewer than
+    already told: a block is counted against the tip the node gave, and a pass may stop below it (a block not
+    there yet); a reorganisation withdraws the transfers of the blocks it orphans."""
     if known.state != State.CONFIRMING:
         return known, None
     confirmations = scanned_height - known.block_height + 1
     if confirmations >= known.required:
         return replace(known, state=State.CONFIRMED, confirmations=confirmations), Kind.CONFIRMED
-    if confirmations != known.confirmations:
+    if confirmations > known.confirmations:
         return replace(known, confirmations=confirmations), Kind.CONFIRMATIONS
     return known, None

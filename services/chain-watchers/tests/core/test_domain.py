@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
 from kernodeck_watchers.domain import transfers
-from kernodeck_watchers.domain.progress import Progress, backoff_delay
+from kernodeck_watchers.domain.progress import Limits, Progress, backoff_delay
 from kernodeck_watchers.domain.reorg import common_ancestor
 from kernodeck_watchers.domain.transfers import Kind, State
 from kernodeck_watchers.domain.watched import WatchedAddresses
@@ -105,33 +105,54 @@ def test_no_common_ancestor_among_the_remembered_blocks():
     assert common_ancestor([(3, "x3"), (2, "x2")], lambda height: f"b{height}") is None
 
 
+LIMITS = Limits(blocks=2, seconds=60, block_seconds=10)
+
+
 def test_lag_is_zero_when_caught_up_and_grows_from_the_last_catch_up():
     progress = Progress(since=T0)
     progress.node_answered(100)
     progress.scanned(100, T0 + timedelta(seconds=10))
-    caught_up = progress.lag(T0 + timedelta(seconds=12), max_blocks=2, max_seconds=60)
+    caught_up = progress.lag(T0 + timedelta(seconds=12), LIMITS)
     assert (caught_up.blocks, caught_up.seconds, caught_up.lagging) == (0, 0, False)
     progress.node_answered(103)
-    behind = progress.lag(T0 + timedelta(seconds=40), max_blocks=2, max_seconds=60)
+    behind = progress.lag(T0 + timedelta(seconds=40), LIMITS)
     assert (behind.node_height, behind.scanned_height, behind.blocks, behind.seconds) == (103, 100, 3, 30)
     assert behind.lagging  # 3 blocks > 2
+    progress.node_answered(102)
+    assert not progress.lag(T0 + timedelta(seconds=40), LIMITS).lagging  # 2 blocks: the limit itself
 
 
 def test_lag_in_seconds_alone_makes_it_lagging():
     progress = Progress(since=T0)
     progress.node_answered(101)
     progress.scanned(100, T0)
-    assert not progress.lag(T0 + timedelta(seconds=60), 2, 60).lagging
-    assert progress.lag(T0 + timedelta(seconds=61), 2, 60).lagging
+    assert not progress.lag(T0 + timedelta(seconds=60), LIMITS).lagging
+    assert progress.lag(T0 + timedelta(seconds=61), LIMITS).lagging
 
 
-def test_an_unreachable_node_is_lagging_at_once_with_its_last_known_height():
+def test_a_silent_node_is_lagging_only_once_the_limits_are_exceeded():
     progress = Progress(since=T0)
     progress.node_answered(100)
     progress.scanned(100, T0)
-    progress.node_failed()
-    lag = progress.lag(T0 + timedelta(seconds=5), 2, 60)
-    assert (lag.node_height, lag.scanned_height, lag.seconds, lag.lagging) == (100, 100, 5, True)
+    progress.node_failed(T0 + timedelta(seconds=1))
+    progress.node_failed(T0 + timedelta(seconds=15))  # still silent: counted from the first failure
+    # one failed answer, or a few: not an outage
+    lag = progress.lag(T0 + timedelta(seconds=30), LIMITS)
+    assert (lag.node_height, lag.scanned_height, lag.blocks, lag.seconds, lag.lagging) == (100, 100, 2, 30, False)
+    # the blocks it has likely made while silent (one per 10 s) pass the limit of 2
+    assert progress.lag(T0 + timedelta(seconds=31), LIMITS).lagging
+    # or the seconds do, whatever the block time
+    slow = Limits(blocks=2, seconds=60, block_seconds=600)
+    assert not progress.lag(T0 + timedelta(seconds=60), slow).lagging
+    assert progress.lag(T0 + timedelta(seconds=61), slow).lagging
+    progress.node_answered(101)  # it answers again: silence forgotten
+    assert not progress.lag(T0 + timedelta(seconds=40), LIMITS).lagging
+
+
+def test_a_node_that_never_answered_is_lagging_at_once():
+    progress = Progress(since=T0)
+    progress.node_failed(T0)
+    assert progress.lag(T0, LIMITS).lagging
 
 
 def test_backoff_doubles_up_to_the_cap():

@@ -77,13 +77,32 @@ def test_a_same_height_replacement_of_the_tip_is_noticed(scanner, chain, events,
         assert get_cursor(session, chain.network).hash == chain.best[-1].ref.hash
 
 
-def test_a_shorter_best_chain_rewinds_the_cursor(scanner, chain, events, store, pay):
+def test_a_tip_gone_back_on_the_scanned_chain_is_a_lagging_node_not_a_reorganisation(scanner, chain, events, store, pay):
+    kept = pay(ALICE, 2)
+    chain.mine(kept)
+    chain.mine_empty(2)
+    scanner.run()
+    events.new()
+    followed = list(chain.best)
+    chain.best = followed[:-3]  # a load-balanced provider's backend three blocks behind answers
+    scanner.run()
+    assert events.kinds() == []
+    with store.read() as session:
+        assert get_cursor(session, chain.network).hash == followed[-1].ref.hash
+    chain.best = followed  # the next answer comes from an up-to-date backend
+    chain.mine_empty()
+    scanner.run()
+    assert events.kinds() == []  # confirmed at 2 already: nothing withdrawn, nothing seen twice
+
+
+def test_a_shorter_best_chain_with_another_block_at_its_tip_rewinds_the_cursor(scanner, chain, events, store, pay):
     lost = pay(ALICE, 2)
     chain.mine(lost)
     chain.mine_empty(2)
     scanner.run()
     events.new()
     chain.orphan(3)
+    chain.mine_empty()  # the tip is two blocks below the cursor, and not the block scanned there
     scanner.run()
     assert events.kinds() == [("transfer_reverted", lost.txid, 0)]
     with store.read() as session:

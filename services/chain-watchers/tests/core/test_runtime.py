@@ -222,8 +222,8 @@ def test_node_errors_back_off_doubling_up_to_the_cap_then_recover(runtime, store
     runtime.turn(store, payments)
     chain.down = True
     assert [runtime.turn(store, payments) for _ in range(4)] == [1, 2, 4, 4]
-    status = runtime.report_status(store)
-    assert status.lagging and status.node_height == chain.height
+    status = runtime.report_status(store)  # a few failed answers are not an outage (progress has the limits)
+    assert not status.lagging and status.node_height == chain.height
     chain.down = False
     assert runtime.turn(store, payments) == 0.5
     assert not runtime.report_status(store).lagging

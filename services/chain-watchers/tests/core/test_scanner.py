@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import event
 
 from kernodeck_watchers import journal
-from kernodeck_watchers.chains.base import NodeError
+from kernodeck_watchers.chains.base import BlockNotYet, NodeError
 from kernodeck_watchers.store.queries import get_cursor, lock_sequence, scanned_blocks
 
 ALICE, BOB, STRANGER = "alice", "bob", "stranger"
@@ -28,6 +28,46 @@ def test_the_first_pass_starts_after_the_tip_and_then_scans_every_new_block(make
     assert events.kinds() == [("transfer_seen", chain.best[-1].transfers[0].txid, 1)]
     with store.read() as session:
         assert get_cursor(session, chain.network).hash == paid.hash
+
+
+def test_the_scan_reads_its_delay_behind_the_tip(make_scanner, chain, store, events, pay):
+    scanner = make_scanner(tip_delay=2)
+    scanner.run()
+    paid = pay(ALICE, 5_000)
+    chain.mine(paid)
+    chain.mine_empty()
+    scanner.run()
+    assert events.kinds() == []  # two below the tip: not read yet
+    chain.mine_empty()
+    scanner.run()
+    assert events.kinds() == [("transfer_seen", paid.txid, 1)]
+    with store.read() as session:
+        assert get_cursor(session, chain.network).height == chain.height - 2
+
+
+def test_a_block_not_there_yet_at_the_tip_ends_the_pass_quietly(make_scanner, chain, store, events, pay, monkeypatch):
+    scanner = make_scanner()
+    scanner.run()
+    paid = pay(ALICE, 5_000)
+    chain.mine(paid)
+    chain.mine_empty()
+    answered = chain.block
+
+    def racing(height):  # the backend that answers blocks lacks the tip the other one gave
+        if height == chain.height:
+            raise BlockNotYet(f"no block at height {height}")
+        return answered(height)
+
+    monkeypatch.setattr(chain, "block", racing)
+    scanner.run()
+    assert events.kinds() == [("transfer_seen", paid.txid, 2)]  # counted against the tip the node gave
+    assert scanner.progress.reachable
+    monkeypatch.setattr(chain, "block", answered)
+    scanner.run()
+    assert events.kinds() == []  # never fewer than told
+    chain.mine_empty()
+    scanner.run()
+    assert events.kinds() == [("transfer_confirmed", paid.txid, 3)]
 
 
 def test_a_configured_start_height_scans_from_that_block(make_scanner, chain, events, pay):

@@ -1,0 +1,127 @@
+"""The watcher behind a fault-injecting proxy in front of the real node: a provider that throttles, fails an
+answer now and then, or load-balances onto a backend a few blocks behind. The rule each time: no payment lost,
+no transfer reverted that is still canonical, the network never reported lagging for it."""
+
+import time
+
+import eventlet
+import pytest
+
+from infra.devnet.fault_proxy import FaultProxy, RpcFailure, fail, rpc_answer, throttle
+from kernodeck_watchers.config import WatcherSettings
+
+from .conftest import CONFIRMATIONS
+
+AMOUNT = 512_000
+
+
+@pytest.fixture
+def proxy(node):
+    with FaultProxy(node.node.rpc_url) as proxy:
+        yield proxy
+
+
+@pytest.fixture
+def watcher_settings(node, proxy, watcher_database, quick_settings) -> WatcherSettings:
+    network, raw = node.network, node.node
+    return quick_settings(
+        network,
+        watcher_database,
+        **{
+            f"{network}_rpc_url": proxy.url,
+            f"{network}_rpc_user": raw.rpcuser,
+            f"{network}_rpc_password": raw.rpcpassword,
+            f"{network}_zmq_url": raw.zmq_hashblock_url or "",  # announcements straight from the node
+            f"{network}_confirmations": CONFIRMATIONS,
+            f"{network}_lag_blocks": 2,
+        },
+    )
+
+
+@pytest.fixture
+def watched(node, fake_payments, start_watcher, announce, watcher_db, wait):
+    """A watched address of a running watcher that has scanned up to the node's tip."""
+    start_watcher()
+    address = node.new_address()
+    announce(address)
+    wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
+    wait(lambda: watcher_db.cursor_height() == node.height(), what="the first pass")
+    return address
+
+
+def never_lagging(tap) -> bool:
+    statuses = tap.events("watcher_status")
+    return bool(statuses) and not any(status["lagging"] for status in statuses)
+
+
+def scan_requests(proxy, after: float) -> list[float]:
+    """When the scans asked the node anything after `after` (Litecoin's long poll for blocks aside)."""
+    return [at for at, _, body in proxy.requests if at > after and not is_long_poll(body)]
+
+
+def is_long_poll(body) -> bool:
+    return isinstance(body, dict) and body.get("method") == "waitforblockheight"
+
+
+def test_a_throttled_watcher_waits_for_retry_after_whatever_wakes_it(node, proxy, watched, tap, wait):
+    answered = []
+    once = throttle(1, "2")
+
+    def throttled(path, body):
+        reply = None if is_long_poll(body) else once(path, body)
+        if reply is not None:
+            answered.append(time.monotonic())
+        return reply
+
+    proxy.fault = throttled
+    (throttled_at,) = wait(lambda: list(answered), what="a request to be throttled")
+    node.mine(1)  # a block announcement does not cut the wait short
+    eventlet.sleep(2.5)
+    after = scan_requests(proxy, throttled_at)
+    assert after and after[0] - throttled_at >= 1.9
+    txid = node.pay(watched, AMOUNT)
+    node.mine(CONFIRMATIONS)
+    tap.wait_for("transfer_confirmed", txid=txid)
+    assert never_lagging(tap)
+
+
+def test_failed_answers_are_not_an_outage(node, proxy, watched, tap):
+    txid = node.pay(watched, AMOUNT)
+    proxy.fault = fail(3)
+    node.mine(CONFIRMATIONS)
+    tap.wait_for("transfer_confirmed", txid=txid)
+    assert never_lagging(tap)
+
+
+def test_a_backend_behind_the_scanned_chain_reverts_nothing(node, proxy, watched, tap, wait):
+    txid = node.pay(watched, AMOUNT)
+    node.mine(1)
+    wait(lambda: any(e["confirmations"] == 1 for e in tap.transfers(txid)), what="the payment in its block")
+    behind = node.height() - 2
+    behind_hash = node.rpc("getblockhash", behind)
+
+    def lagging_backend(path, body):
+        if not isinstance(body, dict):
+            return None
+        method, params = body.get("method"), body.get("params") or []
+        if method == "getblockhash" and params and params[0] > behind:
+            answer = rpc_answer(method, lambda _: RpcFailure(-8, "Block height out of range"))
+        elif method == "getbestblockhash":
+            answer = rpc_answer(method, lambda _: behind_hash)
+        elif method == "getblockcount":
+            answer = rpc_answer(method, lambda _: behind)
+        else:
+            return None
+        return answer(path, body)
+
+    proxy.fault = lagging_backend
+    asked = len(proxy.requests)
+    deadline = time.monotonic() + 20
+    while sum(1 for _, _, b in proxy.requests[asked:] if isinstance(b, dict) and b["method"] == "getbestblockhash") < 5:
+        assert time.monotonic() < deadline, "the watcher stopped asking for the tip"
+        eventlet.sleep(0.05)
+    proxy.fault = None
+    node.mine(1)
+    tap.wait_for("transfer_confirmed", txid=txid, confirmations=CONFIRMATIONS)
+    assert "transfer_reverted" not in [e["type"] for e in tap.transfers(txid)]
+    assert never_lagging(tap)
