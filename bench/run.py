@@ -2,7 +2,8 @@
 against bare HTTP and AMQP baselines, confirmed chain event → order paid, on real nodes
 and doubles, each network's watcher woken by its node, the block bringing the last confirmation → order
 paid; provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
-event → Telegram message under Telegram's limits. Watcher matching with a million watched
+event → Telegram message under Telegram's limits; a logged-in customer's requests alone and during 20
+parallel registrations. Watcher matching with a million watched
 addresses is bench/bench_watcher_match.py.
 """
 
@@ -23,6 +24,8 @@ from bench.bench_notify import notify_bench
 from bench.bench_payments import confirmed_to_paid, intent_creation
 from bench.bench_provisioning import delivery_steps, paid_to_ready
 from bench.bench_provisioning import report as provisioning_report
+from bench.bench_registrations import registration_burst
+from bench.bench_registrations import report as registrations_report
 from bench.measure import bearer_for_new_customer, line, measure
 from infra.local.isolation import running_stack
 from infra.local.stack import BIN, Stack, free_port
@@ -68,6 +71,7 @@ async def run_all(stack: Stack, amqp_uri: str, bare_url: str) -> dict:
         results["intent", c] = await intent_creation(stack.url, auth, c, TOTAL[c] // 4)
     results["confirmed_to_paid"] = await confirmed_to_paid(stack.url, auth, amqp_uri, samples=200)
     results["paid_to_ready"] = await asyncio.to_thread(paid_to_ready, stack.url, auth)
+    results["registrations"] = await registration_burst(stack.url, auth)
     return results
 
 
@@ -112,6 +116,9 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as logs, running_stack(Path(logs), "kd_bench", **capacity) as stack:
             results = asyncio.run(run_all(stack, stack.env["AMQP_URI"], bare_url))
             report(results)
+        print()
+        for line in registrations_report(results["registrations"]):
+            print(line)
         print()
         for line in provisioning_report(delivery_steps(), results["paid_to_ready"]):
             print(line)

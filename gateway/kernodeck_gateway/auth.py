@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from kernodeck_gateway.client_address import client_address as address_of_client
 from kernodeck_gateway.problems import Problem
 from kernodeck_gateway.rpc import RpcClient
 
@@ -72,8 +73,6 @@ CurrentOperator = Annotated[Caller, Depends(current_operator)]
 
 
 def client_address(request: Request) -> str:
-    if request.app.state.settings.trust_forwarded_for:
-        forwarded = request.headers.get("x-forwarded-for", "")
-        if forwarded:
-            return forwarded.split(",")[0].strip()
-    return request.client.host if request.client else "unknown"
+    peer = request.client.host if request.client else None
+    forwarded_for = request.headers.getlist("x-forwarded-for")
+    return address_of_client(peer, forwarded_for, request.app.state.settings.trusted_proxies)

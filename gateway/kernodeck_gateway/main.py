@@ -15,6 +15,7 @@ def main() -> None:
         port=settings.port,
         log_config=dict_config("gateway", settings.log_level),
         access_log=False,
+        proxy_headers=False,  # the gateway reads X-Forwarded-For itself, from its trusted proxies only
     )
 
 

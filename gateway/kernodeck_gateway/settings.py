@@ -1,7 +1,10 @@
 """Gateway settings, from GATEWAY_* variables (and the shared AMQP_URI)."""
 
-from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from ipaddress import IPv4Network, IPv6Network, ip_network
+from typing import Annotated
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class GatewaySettings(BaseSettings):
@@ -15,5 +18,13 @@ class GatewaySettings(BaseSettings):
     max_body_bytes: int = Field(64 * 1024, ge=1024)
     # Set to false only for local HTTP development; production is HTTPS.
     cookie_secure: bool = False
-    # Trust X-Forwarded-For (only behind a proxy that sets it).
-    trust_forwarded_for: bool = False
+    # The proxies in front of the gateway (addresses or networks, comma-separated): behind them the client
+    # is the right-most X-Forwarded-For hop outside this list. Empty: the TCP peer is the client.
+    trusted_proxies: Annotated[tuple[IPv4Network | IPv6Network, ...], NoDecode] = ()
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split(cls, value):
+        if isinstance(value, str):
+            return tuple(ip_network(part.strip(), strict=False) for part in value.split(",") if part.strip())
+        return value

@@ -1,4 +1,4 @@
-"""Accounts and sessions through HTTP: duplicates, cookies with CSRF, logout, throttling."""
+"""Accounts and sessions through HTTP: duplicates, cookies with CSRF, logout (throttling: test_access.py)."""
 
 import uuid
 
@@ -80,17 +80,3 @@ def test_a_made_up_token_is_401(client):
     response = client.get("/api/v1/me", headers={"Authorization": f"Bearer {uuid.uuid4().hex}"})
     assert response.status_code == 401
     assert response.json()["code"] == "unauthenticated"
-
-
-def test_repeated_failures_for_one_email_are_throttled_with_retry_after(client):
-    me = new_customer(client)
-    statuses = [
-        client.post("/api/v1/sessions", json={"email": me["email"], "password": "wrong password 12345"}).status_code
-        for _ in range(6)
-    ]
-    assert statuses[:5] == [401] * 5
-    assert statuses[5] == 429
-    throttled = client.post("/api/v1/sessions", json={"email": me["email"], "password": me["password"]})
-    assert throttled.status_code == 429
-    assert throttled.json()["code"] == "too_many_requests"
-    assert int(throttled.headers["retry-after"]) > 0

@@ -11,9 +11,11 @@ from kernodeck_gateway.schemas import Credentials, NewAccount, present_account
 router = APIRouter(prefix="/api/v1", tags=["accounts"])
 
 
-@router.post("/accounts", status_code=201, responses=refusals(409))
-async def register(body: NewAccount, rpc: Rpc) -> Account:
-    account = await rpc.call("accounts", "register", body.first_name, body.last_name, body.email, body.password)
+@router.post("/accounts", status_code=201, responses=refusals(409, 429))
+async def register(body: NewAccount, request: Request, rpc: Rpc) -> Account:
+    account = await rpc.call(
+        "accounts", "register", body.first_name, body.last_name, body.email, body.password, client_address(request)
+    )
     return present_account(account)
 
 

@@ -7,24 +7,38 @@ from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from kernodeck_accounts import telegram_links
-from kernodeck_accounts.domain import LoginThrottle, ThrottleRule
+from kernodeck_accounts.domain import Backoff, LoginThrottle, RegistrationThrottle, ThrottleRule
 from kernodeck_kit.settings import ServiceSettings
 
 
 class AccountsPolicy(BaseModel):
     session_ttl_days: int = Field(30, ge=1)
-    login_email_failure_limit: int = Field(5, ge=1)
-    login_email_window_s: int = Field(15 * 60, ge=1)
-    login_address_failure_limit: int = Field(20, ge=1)
-    login_address_window_s: int = Field(15 * 60, ge=1)
+    login_pair_free_failures: int = Field(5, ge=1)
+    login_client_free_failures: int = Field(20, ge=1)
+    login_window_s: int = Field(15 * 60, ge=1)
+    login_backoff_base_s: float = Field(1.0, gt=0)
+    login_backoff_max_s: float = Field(15 * 60, gt=0)
+    registration_client_limit: int = Field(5, ge=1)
+    registration_client_window_s: int = Field(3600, ge=1)
+    registration_overall_limit: int = Field(120, ge=1)
+    registration_overall_window_s: int = Field(60, ge=1)
     argon2_time_cost: int = Field(RFC_9106_LOW_MEMORY.time_cost, ge=1)
     argon2_memory_cost_kib: int = Field(RFC_9106_LOW_MEMORY.memory_cost, ge=8)
     argon2_parallelism: int = Field(RFC_9106_LOW_MEMORY.parallelism, ge=1)
+    password_hashing_threads: int = Field(1, ge=1, le=64)
+    password_jobs_max: int = Field(4, ge=1)
+    password_wait_max_s: float = Field(1.5, gt=0)
 
     @model_validator(mode="after")
     def _argon2_memory_covers_lanes(self):
         if self.argon2_memory_cost_kib < 8 * self.argon2_parallelism:
             raise ValueError("argon2 needs at least 8 KiB of memory per lane of parallelism")
+        return self
+
+    @model_validator(mode="after")
+    def _backoff_is_bounded(self):
+        if self.login_backoff_max_s < self.login_backoff_base_s:
+            raise ValueError("the longest login backoff must be at least its first step")
         return self
 
     @property
@@ -33,9 +47,23 @@ class AccountsPolicy(BaseModel):
 
     @property
     def login_throttle(self) -> LoginThrottle:
+        window, base, cap = (
+            timedelta(seconds=s) for s in (self.login_window_s, self.login_backoff_base_s, self.login_backoff_max_s)
+        )
         return LoginThrottle(
-            per_email=ThrottleRule(self.login_email_failure_limit, timedelta(seconds=self.login_email_window_s)),
-            per_address=ThrottleRule(self.login_address_failure_limit, timedelta(seconds=self.login_address_window_s)),
+            per_pair=Backoff(self.login_pair_free_failures, window, base, cap),
+            per_client=Backoff(self.login_client_free_failures, window, base, cap),
+        )
+
+    @property
+    def registration_throttle(self) -> RegistrationThrottle:
+        return RegistrationThrottle(
+            per_client=ThrottleRule(
+                self.registration_client_limit, timedelta(seconds=self.registration_client_window_s)
+            ),
+            overall=ThrottleRule(
+                self.registration_overall_limit, timedelta(seconds=self.registration_overall_window_s)
+            ),
         )
 
 
@@ -44,3 +72,10 @@ class AccountsSettings(ServiceSettings, AccountsPolicy, telegram_links.TelegramL
 
     service_name: str = "accounts"
     metrics_port: int = 9102
+
+    @model_validator(mode="after")
+    def _workers_outnumber_password_jobs(self):
+        # Each password job holds a worker while it waits: the others stay free for session checks.
+        if self.password_jobs_max >= self.max_workers:
+            raise ValueError("ACCOUNTS_PASSWORD_JOBS_MAX must be below ACCOUNTS_MAX_WORKERS")
+        return self

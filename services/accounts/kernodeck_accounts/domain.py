@@ -1,6 +1,7 @@
 """Account rules: what a registration must satisfy, sessions, login throttling. No I/O."""
 
 import hashlib
+import ipaddress
 import math
 import re
 import secrets
@@ -86,11 +87,22 @@ def validate_registration(first_name, last_name, email, password) -> Registratio
     )
 
 
+def has_lone_surrogate(value: str) -> bool:
+    """A UTF-16 half on its own (JSON's "\\ud800"): no UTF-8 spells it, so nothing could store or hash it."""
+    return any("\ud800" <= character <= "\udfff" for character in value)
+
+
+def _has_control_character(value: str) -> bool:
+    return any(unicodedata.category(character) == "Cc" for character in value)
+
+
 def _name_problem(value) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return "must not be empty"
     if len(value.strip()) > NAME_MAX:
         return f"must be at most {NAME_MAX} characters"
+    if has_lone_surrogate(value) or _has_control_character(value):
+        return "must not contain control characters or lone surrogates"
     return None
 
 
@@ -99,6 +111,8 @@ def _email_problem(value) -> str | None:
         return "must not be empty"
     if len(value.strip()) > EMAIL_MAX:
         return f"must be at most {EMAIL_MAX} characters"
+    if has_lone_surrogate(value) or _has_control_character(value):
+        return "must not contain control characters or lone surrogates"
     if not _EMAIL.match(value.strip()):
         return "is not a valid email address"
     return None
@@ -108,6 +122,8 @@ def _password_problem(value) -> str | None:
     # Characters, not bytes, and never stripped: spaces are part of a passphrase.
     if not isinstance(value, str) or not PASSWORD_MIN <= len(value) <= PASSWORD_MAX:
         return f"must be {PASSWORD_MIN} to {PASSWORD_MAX} characters"
+    if has_lone_surrogate(value):
+        return "must not contain lone surrogates"
     return None
 
 
@@ -120,30 +136,88 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def client_key(address: str) -> str:
+    """What the throttles count a client address as: an IPv6 address by its /64 (one subscriber's
+    network hands out as many addresses as it likes), an IPv4 one (mapped into IPv6 or not) as itself."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 4:
+        return str(ip)
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+
+
 @dataclass(frozen=True)
 class ThrottleRule:
-    """At most `limit` failed logins per key within a sliding `window`."""
+    """At most `limit` events per key within a sliding `window`."""
 
     limit: int
     window: timedelta
 
-    def retry_after(self, failures: Iterable[datetime], now: datetime) -> int:
-        """Whole seconds until the next attempt is allowed; 0 when not blocked."""
-        recent = sorted(at for at in failures if at > now - self.window)
+    def retry_after(self, events: Iterable[datetime], now: datetime) -> int:
+        """Whole seconds until the next one is allowed; 0 when not blocked."""
+        recent = sorted(at for at in events if at > now - self.window)
         if len(recent) < self.limit:
             return 0
-        # Allowed again once enough failures leave the window to fall below the limit.
+        # Allowed again once enough events leave the window to fall below the limit.
         allowed_at = recent[-self.limit] + self.window
         return math.ceil((allowed_at - now).total_seconds())
 
 
 @dataclass(frozen=True)
+class Backoff:
+    """`free` failures within `window` cost nothing; from then on each attempt waits after the last
+    failure, `base` doubled for every failure beyond the free ones, at most `cap`. Nobody is locked
+    out: the wait stays short for a few mistakes and grows only for a long run of guesses."""
+
+    free: int
+    window: timedelta
+    base: timedelta
+    cap: timedelta
+
+    def retry_after(self, failures: Iterable[datetime], now: datetime) -> int:
+        recent = sorted(at for at in failures if at > now - self.window)
+        if len(recent) < self.free:
+            return 0
+        doublings = min(len(recent) - self.free, 32)
+        delay = min(self.base * 2**doublings, self.cap)
+        return max(0, math.ceil((recent[-1] + delay - now).total_seconds()))
+
+
+@dataclass(frozen=True)
 class LoginThrottle:
-    per_email: ThrottleRule
-    per_address: ThrottleRule
+    """Failed logins back off per (email, client) and per client: guesses from elsewhere never make
+    the owner wait, and one client guessing across many emails is slowed as a whole."""
+
+    per_pair: Backoff
+    per_client: Backoff
+
+    @property
+    def window(self) -> timedelta:
+        return max(self.per_pair.window, self.per_client.window)
+
+    def retry_after(self, pair_failures: Iterable[datetime], client_failures: Iterable[datetime], now: datetime) -> int:
+        """Both apply: the wait is the longer of the two."""
+        return max(self.per_pair.retry_after(pair_failures, now), self.per_client.retry_after(client_failures, now))
+
+
+@dataclass(frozen=True)
+class RegistrationThrottle:
+    """Registrations (each costs an argon2id hash) per client and for everyone together."""
+
+    per_client: ThrottleRule
+    overall: ThrottleRule
+
+    @property
+    def window(self) -> timedelta:
+        return max(self.per_client.window, self.overall.window)
 
     def retry_after(
-        self, email_failures: Iterable[datetime], address_failures: Iterable[datetime], now: datetime
+        self, client_registrations: Iterable[datetime], all_registrations: Iterable[datetime], now: datetime
     ) -> int:
-        """Both limits apply: the wait is the longer of the two."""
-        return max(self.per_email.retry_after(email_failures, now), self.per_address.retry_after(address_failures, now))
+        return max(
+            self.per_client.retry_after(client_registrations, now), self.overall.retry_after(all_registrations, now)
+        )

@@ -46,8 +46,10 @@ class AccountsService:
         return {"service": self.name}
 
     @rpc(expected_exceptions=ServiceError)
-    def register(self, first_name, last_name, email, password) -> dict:
-        account = use_cases.register(self.units, self.rules.passwords, utcnow, first_name, last_name, email, password)
+    def register(self, first_name, last_name, email, password, client_address) -> dict:
+        account = use_cases.register(
+            self.units, self.rules, utcnow, first_name, last_name, email, password, client_address
+        )
         return account_view(account)
 
     @rpc(expected_exceptions=ServiceError)
@@ -85,6 +87,6 @@ class AccountsService:
     @timer(interval=3600)
     def purge_stale(self) -> None:
         now = utcnow()
-        use_cases.purge_stale(self.units, self.rules.throttle, now)
+        use_cases.purge_stale(self.units, self.rules, now)
         with self.db.transaction() as tx:
             telegram_links.purge(tx.session, now - self.settings.telegram_link_throttle.window, now)

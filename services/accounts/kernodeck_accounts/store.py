@@ -39,6 +39,9 @@ class SessionRow(SQLModel, table=True):
 
 
 class LoginFailureRow(SQLModel, table=True):
+    """A failed login, or one being checked. `client_address` is the client as the throttles count it
+    (an IPv6 /64)."""
+
     __tablename__ = "login_failures"
     __table_args__ = (
         Index("ix_login_failures_email_at", "email_normalized", "at"),
@@ -49,6 +52,17 @@ class LoginFailureRow(SQLModel, table=True):
     email_normalized: str
     client_address: str
     at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+
+
+class RegistrationRow(SQLModel, table=True):
+    """A registration let through to hashing, counted by the registration throttle, then purged."""
+
+    __tablename__ = "registrations"
+    __table_args__ = (Index("ix_registrations_address_at", "client_address", "at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    client_address: str
+    at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False, index=True))
 
 
 def find_account(session: Session, email_normalized: str) -> AccountRow | None:
@@ -103,41 +117,69 @@ def revoke_session(session: Session, token_hash: str, now: datetime) -> None:
     )
 
 
-def lock_login_keys(session: Session, email_normalized: str, client_address: str) -> None:
-    """Hold logins for this email and for this address back until the transaction ends.
-
-    Always the email first, then the address, so two logins never wait on each other in a
-    cycle. SQLite needs nothing: its transactions begin IMMEDIATE, one writer at a time.
-    """
+def _advisory_locks(session: Session, *keys: tuple[int, str]) -> None:
+    """Transaction-scoped PostgreSQL advisory locks, taken in the order given (callers keep one order, so
+    two transactions never wait on each other in a cycle). SQLite needs nothing: its transactions begin
+    IMMEDIATE, one writer at a time."""
     if is_postgres(session.get_bind()):
-        for namespace, key in ((1, email_normalized), (2, client_address)):
+        for namespace, key in keys:
             session.execute(select(func.pg_advisory_xact_lock(namespace, func.hashtext(key))))
 
 
-def failures_by_email(session: Session, email_normalized: str, since: datetime) -> list[datetime]:
-    return _failure_times(session, LoginFailureRow.email_normalized == email_normalized, since)
+def lock_login_keys(session: Session, email_normalized: str, client: str) -> None:
+    """Hold logins for this email from this client, and for this client, back until the transaction ends."""
+    _advisory_locks(session, (1, f"{email_normalized} {client}"), (2, client))
 
 
-def failures_by_address(session: Session, client_address: str, since: datetime) -> list[datetime]:
-    return _failure_times(session, LoginFailureRow.client_address == client_address, since)
+def lock_registration_keys(session: Session, client: str) -> None:
+    """Hold registrations from this client, then everyone's, back until the transaction ends."""
+    _advisory_locks(session, (3, client), (4, "all"))
+
+
+def failures_of_pair(session: Session, email_normalized: str, client: str, since: datetime) -> list[datetime]:
+    return _failure_times(
+        session,
+        (LoginFailureRow.email_normalized == email_normalized) & (LoginFailureRow.client_address == client),
+        since,
+    )
+
+
+def failures_of_client(session: Session, client: str, since: datetime) -> list[datetime]:
+    return _failure_times(session, LoginFailureRow.client_address == client, since)
 
 
 def _failure_times(session: Session, key, since: datetime) -> list[datetime]:
     return list(session.exec(select(LoginFailureRow.at).where(key, LoginFailureRow.at > since)).all())
 
 
-def record_failure(session: Session, email_normalized: str, client_address: str, at: datetime) -> None:
-    session.add(LoginFailureRow(email_normalized=email_normalized, client_address=client_address, at=at))
+def record_failure(session: Session, email_normalized: str, client: str, at: datetime) -> None:
+    session.add(LoginFailureRow(email_normalized=email_normalized, client_address=client, at=at))
 
 
-def clear_failures(session: Session, email_normalized: str) -> None:
-    session.execute(delete(LoginFailureRow).where(LoginFailureRow.email_normalized == email_normalized))
+def clear_failures(session: Session, email_normalized: str, client: str) -> None:
+    session.execute(
+        delete(LoginFailureRow).where(
+            LoginFailureRow.email_normalized == email_normalized, LoginFailureRow.client_address == client
+        )
+    )
 
 
-def purge_stale(session: Session, now: datetime, failures_before: datetime) -> None:
-    """Drop sessions that can no longer open anything and failures no throttle still counts."""
+def registrations_since(session: Session, since: datetime, client: str | None = None) -> list[datetime]:
+    query = select(RegistrationRow.at).where(RegistrationRow.at > since)
+    if client is not None:
+        query = query.where(RegistrationRow.client_address == client)
+    return list(session.exec(query).all())
+
+
+def record_registration(session: Session, client: str, at: datetime) -> None:
+    session.add(RegistrationRow(client_address=client, at=at))
+
+
+def purge_stale(session: Session, now: datetime, failures_before: datetime, registrations_before: datetime) -> None:
+    """Drop sessions that can no longer open anything, and failures and registrations no throttle still counts."""
     session.execute(delete(SessionRow).where(or_(SessionRow.expires_at <= now, SessionRow.revoked_at.is_not(None))))
     session.execute(delete(LoginFailureRow).where(LoginFailureRow.at <= failures_before))
+    session.execute(delete(RegistrationRow).where(RegistrationRow.at <= registrations_before))
 
 
 def _account(row: AccountRow | None) -> Account | None:
@@ -187,20 +229,29 @@ class SqlAccounts:
     def revoke_session(self, token_hash: str, now: datetime) -> None:
         revoke_session(self.session, token_hash, now)
 
-    def lock_login_keys(self, email_normalized: str, client_address: str) -> None:
-        lock_login_keys(self.session, email_normalized, client_address)
+    def lock_login_keys(self, email_normalized: str, client: str) -> None:
+        lock_login_keys(self.session, email_normalized, client)
 
-    def failures_by_email(self, email_normalized: str, since: datetime) -> list[datetime]:
-        return failures_by_email(self.session, email_normalized, since)
+    def failures_of_pair(self, email_normalized: str, client: str, since: datetime) -> list[datetime]:
+        return failures_of_pair(self.session, email_normalized, client, since)
 
-    def failures_by_address(self, client_address: str, since: datetime) -> list[datetime]:
-        return failures_by_address(self.session, client_address, since)
+    def failures_of_client(self, client: str, since: datetime) -> list[datetime]:
+        return failures_of_client(self.session, client, since)
 
-    def record_failure(self, email_normalized: str, client_address: str, at: datetime) -> None:
-        record_failure(self.session, email_normalized, client_address, at)
+    def record_failure(self, email_normalized: str, client: str, at: datetime) -> None:
+        record_failure(self.session, email_normalized, client, at)
 
-    def clear_failures(self, email_normalized: str) -> None:
-        clear_failures(self.session, email_normalized)
+    def clear_failures(self, email_normalized: str, client: str) -> None:
+        clear_failures(self.session, email_normalized, client)
 
-    def purge_stale(self, now: datetime, failures_before: datetime) -> None:
-        purge_stale(self.session, now, failures_before)
+    def lock_registration_keys(self, client: str) -> None:
+        lock_registration_keys(self.session, client)
+
+    def registrations_since(self, since: datetime, client: str | None = None) -> list[datetime]:
+        return registrations_since(self.session, since, client)
+
+    def record_registration(self, client: str, at: datetime) -> None:
+        record_registration(self.session, client, at)
+
+    def purge_stale(self, now: datetime, failures_before: datetime, registrations_before: datetime) -> None:
+        purge_stale(self.session, now, failures_before, registrations_before)

@@ -12,7 +12,10 @@ from kernodeck_accounts.domain import (
     Account,
     LoginThrottle,
     Registration,
+    RegistrationThrottle,
+    client_key,
     email_taken,
+    has_lone_surrogate,
     invalid_credentials,
     new_session_token,
     nfc,
@@ -38,12 +41,15 @@ class AccountsUnit(Protocol):
     def add_session(self, token_hash: str, account_id: str, now: datetime, expires_at: datetime) -> None: ...
     def session_account(self, token_hash: str, now: datetime) -> Account | None: ...
     def revoke_session(self, token_hash: str, now: datetime) -> None: ...
-    def lock_login_keys(self, email_normalized: str, client_address: str) -> None: ...
-    def failures_by_email(self, email_normalized: str, since: datetime) -> list[datetime]: ...
-    def failures_by_address(self, client_address: str, since: datetime) -> list[datetime]: ...
-    def record_failure(self, email_normalized: str, client_address: str, at: datetime) -> None: ...
-    def clear_failures(self, email_normalized: str) -> None: ...
-    def purge_stale(self, now: datetime, failures_before: datetime) -> None: ...
+    def lock_login_keys(self, email_normalized: str, client: str) -> None: ...
+    def failures_of_pair(self, email_normalized: str, client: str, since: datetime) -> list[datetime]: ...
+    def failures_of_client(self, client: str, since: datetime) -> list[datetime]: ...
+    def record_failure(self, email_normalized: str, client: str, at: datetime) -> None: ...
+    def clear_failures(self, email_normalized: str, client: str) -> None: ...
+    def lock_registration_keys(self, client: str) -> None: ...
+    def registrations_since(self, since: datetime, client: str | None = None) -> list[datetime]: ...
+    def record_registration(self, client: str, at: datetime) -> None: ...
+    def purge_stale(self, now: datetime, failures_before: datetime, registrations_before: datetime) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -51,13 +57,22 @@ class Rules:
     passwords: Passwords
     session_ttl: timedelta
     throttle: LoginThrottle
+    registrations: RegistrationThrottle
 
 
 def rules_for(policy: AccountsPolicy) -> Rules:
     return Rules(
-        passwords=Passwords(policy.argon2_time_cost, policy.argon2_memory_cost_kib, policy.argon2_parallelism),
+        passwords=Passwords(
+            policy.argon2_time_cost,
+            policy.argon2_memory_cost_kib,
+            policy.argon2_parallelism,
+            threads=policy.password_hashing_threads,
+            max_jobs=policy.password_jobs_max,
+            max_wait_s=policy.password_wait_max_s,
+        ),
         session_ttl=policy.session_ttl,
         throttle=policy.login_throttle,
+        registrations=policy.registration_throttle,
     )
 
 
@@ -68,51 +83,72 @@ class Session:
     account: Account
 
 
-def register(units: Units[AccountsUnit], passwords: Passwords, clock: Clock, first_name, last_name, email, password):
+def too_many(what: str, wait: int) -> ServiceError:
+    return ServiceError(ErrorCode.TOO_MANY_REQUESTS, f"too many {what}, try again later", retry_after=wait)
+
+
+def register(units: Units[AccountsUnit], rules: Rules, clock: Clock, first_name, last_name, email, password, address):
     registration = validate_registration(first_name, last_name, email, password)
-    # Checked before hashing to spare the work; the unique index settles a race.
-    with units.transaction() as unit:
-        if unit.find_account(registration.email_normalized) is not None:
-            raise email_taken()
-    password_hash = passwords.hash(registration.password)
+    client = client_key(str(address))
+    # Each registration costs a hash: it waits for a place in the hashing pool, then counts against the
+    # client's and everyone's registrations, in one locked transaction so parallel ones see each other.
+    with rules.passwords.admitted():
+        with units.transaction() as unit:
+            unit.lock_registration_keys(client)
+            now = clock()
+            throttle = rules.registrations
+            wait = throttle.retry_after(
+                unit.registrations_since(now - throttle.per_client.window, client),
+                unit.registrations_since(now - throttle.overall.window),
+                now,
+            )
+            if not wait:
+                unit.record_registration(client, now)
+        if wait:
+            log.warning("registration throttled", extra={"client_address": client, "retry_after": wait})
+            raise too_many("registrations", wait)
+        # Checked before hashing to spare the work; the unique index settles a race.
+        with units.transaction() as unit:
+            if unit.find_account(registration.email_normalized) is not None:
+                raise email_taken()
+        password_hash = rules.passwords.hash(registration.password)
     with units.transaction() as unit:
         account = unit.add_account(registration, password_hash, clock())
     log.info("account registered", extra={"account_id": account.id})
     return account
 
 
-def login(units: Units[AccountsUnit], rules: Rules, clock: Clock, email, password, client_address) -> Session:
-    if not isinstance(email, str) or not isinstance(password, str):
+def login(units: Units[AccountsUnit], rules: Rules, clock: Clock, email, password, address) -> Session:
+    if not isinstance(email, str) or not isinstance(password, str) or has_lone_surrogate(email + password):
         raise invalid_credentials()
-    email_key, password = normalize_email(email), nfc(password)
-    throttle = rules.throttle
-    # The attempt is recorded as a failure before its password is checked, in the same locked
-    # transaction as the count: parallel guesses each see the ones before them, so exactly
-    # `limit` get checked. Success clears the email's failures, this attempt's included.
-    with units.transaction() as unit:
-        unit.lock_login_keys(email_key, client_address)
-        now = clock()
-        wait = throttle.retry_after(
-            unit.failures_by_email(email_key, now - throttle.per_email.window),
-            unit.failures_by_address(client_address, now - throttle.per_address.window),
-            now,
-        )
-        if not wait:
-            unit.record_failure(email_key, client_address, now)
-        account = unit.find_account(email_key)
-    if wait:
-        log.warning("login throttled", extra={"client_address": client_address, "retry_after": wait})
-        raise ServiceError(ErrorCode.TOO_MANY_REQUESTS, "too many failed logins, try again later", retry_after=wait)
+    email_key, password, client = normalize_email(email), nfc(password), client_key(str(address))
+    throttle, passwords = rules.throttle, rules.passwords
+    with passwords.admitted():
+        # The attempt is recorded as a failure before its password is checked, in the same locked
+        # transaction as the count: parallel guesses each see the ones before them, so exactly the
+        # free ones get checked. Success clears this email's failures from this client, this one's too.
+        with units.transaction() as unit:
+            unit.lock_login_keys(email_key, client)
+            now = clock()
+            wait = throttle.retry_after(
+                unit.failures_of_pair(email_key, client, now - throttle.per_pair.window),
+                unit.failures_of_client(client, now - throttle.per_client.window),
+                now,
+            )
+            if not wait:
+                unit.record_failure(email_key, client, now)
+            account = unit.find_account(email_key)
+        if wait:
+            log.warning("login throttled", extra={"client_address": client, "retry_after": wait})
+            raise too_many("failed logins", wait)
+        if not passwords.verify(account.password_hash if account else None, password):
+            raise invalid_credentials()
+        new_hash = passwords.hash(password) if passwords.needs_rehash(account.password_hash) else None
 
-    passwords = rules.passwords
-    if not passwords.verify(account.password_hash if account else None, password):
-        raise invalid_credentials()
-
-    new_hash = passwords.hash(password) if passwords.needs_rehash(account.password_hash) else None
     token = new_session_token()
     expires_at = now + rules.session_ttl
     with units.transaction() as unit:
-        unit.clear_failures(email_key)
+        unit.clear_failures(email_key, client)
         if new_hash is not None:
             unit.set_password_hash(account.id, new_hash)
         unit.add_session(token_hash(token), account.id, now, expires_at)
@@ -144,7 +180,6 @@ def get_account(units: Units[AccountsUnit], account_id) -> Account:
     return account
 
 
-def purge_stale(units: Units[AccountsUnit], throttle: LoginThrottle, now: datetime) -> None:
-    longest_window = max(throttle.per_email.window, throttle.per_address.window)
+def purge_stale(units: Units[AccountsUnit], rules: Rules, now: datetime) -> None:
     with units.transaction() as unit:
-        unit.purge_stale(now, now - longest_window)
+        unit.purge_stale(now, now - rules.throttle.window, now - rules.registrations.window)

@@ -19,8 +19,10 @@ def database_url(pg_database):
 
 
 @pytest.fixture
-def policy() -> AccountsSettings:
-    return AccountsSettings(**CHEAP_ARGON2)
+def policy(request) -> AccountsSettings:
+    """The cheap policy, with a login backoff long enough that a burst on a loaded machine ends within
+    its first step; a test may pass its own (indirect parametrization)."""
+    return getattr(request, "param", None) or AccountsSettings(**CHEAP_ARGON2, login_backoff_base_s=60)
 
 
 @pytest.fixture

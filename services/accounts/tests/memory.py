@@ -19,7 +19,8 @@ class StoredSession:
 class AccountTables:
     accounts: dict[str, Account] = field(default_factory=dict)
     sessions: dict[str, StoredSession] = field(default_factory=dict)  # by token hash
-    failures: list[tuple[str, str, datetime]] = field(default_factory=list)  # (email, address, at)
+    failures: list[tuple[str, str, datetime]] = field(default_factory=list)  # (email, client, at)
+    registrations: list[tuple[str, datetime]] = field(default_factory=list)  # (client, at)
 
 
 class MemoryAccounts:
@@ -66,26 +67,38 @@ class MemoryAccounts:
         if stored is not None and stored.revoked_at is None:
             stored.revoked_at = now
 
-    def lock_login_keys(self, email_normalized: str, client_address: str) -> None:
+    def lock_login_keys(self, email_normalized: str, client: str) -> None:
         """Nothing to lock: one transaction at a time."""
 
-    def failures_by_email(self, email_normalized: str, since: datetime) -> list[datetime]:
-        return [at for email, _, at in self.tables.failures if email == email_normalized and at > since]
+    def failures_of_pair(self, email_normalized: str, client: str, since: datetime) -> list[datetime]:
+        return [
+            at for email, by, at in self.tables.failures if (email, by) == (email_normalized, client) and at > since
+        ]
 
-    def failures_by_address(self, client_address: str, since: datetime) -> list[datetime]:
-        return [at for _, address, at in self.tables.failures if address == client_address and at > since]
+    def failures_of_client(self, client: str, since: datetime) -> list[datetime]:
+        return [at for _, by, at in self.tables.failures if by == client and at > since]
 
-    def record_failure(self, email_normalized: str, client_address: str, at: datetime) -> None:
-        self.tables.failures.append((email_normalized, client_address, at))
+    def record_failure(self, email_normalized: str, client: str, at: datetime) -> None:
+        self.tables.failures.append((email_normalized, client, at))
 
-    def clear_failures(self, email_normalized: str) -> None:
-        self.tables.failures = [f for f in self.tables.failures if f[0] != email_normalized]
+    def clear_failures(self, email_normalized: str, client: str) -> None:
+        self.tables.failures = [f for f in self.tables.failures if f[:2] != (email_normalized, client)]
 
-    def purge_stale(self, now: datetime, failures_before: datetime) -> None:
+    def lock_registration_keys(self, client: str) -> None:
+        """Nothing to lock: one transaction at a time."""
+
+    def registrations_since(self, since: datetime, client: str | None = None) -> list[datetime]:
+        return [at for by, at in self.tables.registrations if at > since and client in (None, by)]
+
+    def record_registration(self, client: str, at: datetime) -> None:
+        self.tables.registrations.append((client, at))
+
+    def purge_stale(self, now: datetime, failures_before: datetime, registrations_before: datetime) -> None:
         self.tables.sessions = {
             key: s for key, s in self.tables.sessions.items() if s.expires_at > now and s.revoked_at is None
         }
         self.tables.failures = [f for f in self.tables.failures if f[2] > failures_before]
+        self.tables.registrations = [r for r in self.tables.registrations if r[1] > registrations_before]
 
 
 def memory_units() -> MemoryUnits:

@@ -12,7 +12,9 @@ def cli_database(monkeypatch, database_url):
 
 
 def test_grant_and_revoke_operator(accounts, cli_database, capsys):
-    accounts.register(first_name="Ops", last_name="Lead", email="Ops@Example.com", password=PASSWORD)
+    accounts.register(
+        first_name="Ops", last_name="Lead", email="Ops@Example.com", password=PASSWORD, client_address="203.0.113.10"
+    )
     token = accounts.login(email="ops@example.com", password=PASSWORD, client_address="127.0.0.1")["token"]
     assert accounts.resolve_session(token)["is_operator"] is False
 
@@ -25,7 +27,9 @@ def test_grant_and_revoke_operator(accounts, cli_database, capsys):
 
 
 def test_an_unknown_email_fails_and_changes_nothing(accounts, cli_database, capsys):
-    account = accounts.register(first_name="A", last_name="B", email="a@example.com", password=PASSWORD)
+    account = accounts.register(
+        first_name="A", last_name="B", email="a@example.com", password=PASSWORD, client_address="203.0.113.10"
+    )
     assert admin.main(["grant-operator", "nobody@example.com"]) == 1
     assert "no account with email nobody@example.com" in capsys.readouterr().err
     assert accounts.get_account(account["id"])["is_operator"] is False

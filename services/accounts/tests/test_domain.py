@@ -1,11 +1,15 @@
 import unicodedata
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from kernodeck_accounts.domain import (
+    Backoff,
     LoginThrottle,
+    RegistrationThrottle,
     ThrottleRule,
+    client_key,
     new_session_token,
     normalize_email,
     token_hash,
@@ -189,8 +193,47 @@ def test_retry_after_rounds_up_to_a_whole_second():
     assert RULE.retry_after(failures, NOW) == 1
 
 
-def test_the_login_throttle_waits_for_the_stricter_of_email_and_address():
-    throttle = LoginThrottle(per_email=RULE, per_address=ThrottleRule(limit=2, window=timedelta(hours=1)))
+BACKOFF = Backoff(free=5, window=timedelta(minutes=15), base=timedelta(seconds=1), cap=timedelta(seconds=60))
+
+
+def test_a_backoff_lets_the_free_failures_through():
+    assert BACKOFF.retry_after([ago(0)] * 4, NOW) == 0
+
+
+@pytest.mark.parametrize(("failures", "wait"), [(5, 1), (6, 2), (7, 4), (10, 32), (11, 60), (40, 60)])
+def test_a_backoff_doubles_from_the_last_failure_up_to_its_cap(failures, wait):
+    assert BACKOFF.retry_after([ago(0)] * failures, NOW) == wait
+
+
+def test_a_backoff_counts_from_the_last_failure_and_only_within_its_window():
+    assert BACKOFF.retry_after([ago(s) for s in (100, 50, 40, 30, 0.5)], NOW) == 1
+    assert BACKOFF.retry_after([ago(s) for s in (100, 50, 40, 30, 1)], NOW) == 0
+    assert BACKOFF.retry_after([ago(s) for s in (900, 50, 40, 30, 0)], NOW) == 0
+
+
+def test_the_login_throttle_waits_for_the_longer_of_the_pair_and_the_client():
+    throttle = LoginThrottle(per_pair=BACKOFF, per_client=replace(BACKOFF, free=2))
+    assert throttle.retry_after([ago(0)], [ago(0)] * 4, NOW) == 4
+    assert throttle.retry_after([ago(0)] * 6, [ago(0)], NOW) == 2
+    assert throttle.retry_after([ago(0)], [ago(0)], NOW) == 0
+
+
+def test_the_registration_throttle_waits_for_the_longer_of_the_client_and_everyone():
+    throttle = RegistrationThrottle(per_client=RULE, overall=ThrottleRule(limit=2, window=timedelta(hours=1)))
     assert throttle.retry_after([ago(100)], [ago(1000), ago(5)], NOW) == 3600 - 1000
     assert throttle.retry_after([ago(s) for s in (100, 1, 2, 3, 4)], [ago(5)], NOW) == 800
     assert throttle.retry_after([ago(100)], [ago(5)], NOW) == 0
+
+
+@pytest.mark.parametrize(
+    ("address", "key"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("::ffff:203.0.113.7", "203.0.113.7"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+        ("unknown", "unknown"),
+    ],
+)
+def test_clients_are_counted_by_ipv4_address_and_ipv6_64(address, key):
+    assert client_key(address) == key

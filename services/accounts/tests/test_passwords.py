@@ -1,7 +1,13 @@
+import os
+import threading
+
+import pytest
 from argon2.profiles import RFC_9106_LOW_MEMORY
+from eventlet import GreenPool, patcher, sleep
 
 from kernodeck_accounts.config import AccountsPolicy
 from kernodeck_accounts.passwords import Passwords
+from kernodeck_contracts.errors import ServiceError
 
 PASSWORD = "correct horse battery staple"
 
@@ -35,3 +41,47 @@ def test_a_hash_made_with_other_parameters_needs_a_rehash():
     passwords = production_passwords()
     assert passwords.verify(cheap_hash, PASSWORD)
     assert passwords.needs_rehash(cheap_hash)
+
+
+def test_hashing_runs_on_its_own_low_priority_threads_while_green_threads_run_on(monkeypatch):
+    passwords = Passwords(1, 8, 1, threads=2)
+    seen = []
+
+    def hash_slowly(self, password):
+        seen.append((threading.current_thread().name, os.getpriority(os.PRIO_PROCESS, 0)))
+        patcher.original("time").sleep(0.3)  # blocks this OS thread, as argon2 does
+        return "hashed"
+
+    monkeypatch.setattr(type(passwords._hasher), "hash", hash_slowly)
+    ticks = []
+    pool = GreenPool()
+    pool.spawn(lambda: [ticks.append(sleep(0.01)) for _ in range(10)])
+    results = [pool.spawn(passwords.hash, PASSWORD) for _ in range(2)]
+    assert [result.wait() for result in results] == ["hashed", "hashed"]
+    assert len(ticks) == 10
+    assert {name for name, _ in seen} == {"password-hashing-0", "password-hashing-1"}
+    assert all(niceness >= 10 for _, niceness in seen)
+
+
+def test_an_error_in_the_hash_reaches_the_caller():
+    with pytest.raises(UnicodeEncodeError):
+        Passwords(1, 8, 1).hash("a lone \ud800 surrogate")
+
+
+def test_past_the_job_limit_a_request_is_refused_at_once_with_retry_after():
+    passwords = Passwords(1, 8, 1, threads=4, max_jobs=2)
+    with passwords.admitted(), passwords.admitted():
+        with pytest.raises(ServiceError) as refused, passwords.admitted():
+            pass
+        assert (refused.value.code, refused.value.retry_after) == ("service_unavailable", 1)
+    with passwords.admitted():
+        assert passwords.hash(PASSWORD)
+
+
+def test_a_job_that_would_wait_longer_than_allowed_is_refused():
+    passwords = Passwords(1, 8, 1, threads=1, max_jobs=8, max_wait_s=2.0)
+    passwords._pace_s = 0.9  # seconds a hash takes lately
+    # A thread is free: admitted whatever the pace. One job ahead: done by 1.8 s. Two: by 2.7 s, over 2 s.
+    with passwords.admitted(), passwords.admitted(), pytest.raises(ServiceError) as refused, passwords.admitted():
+        pass
+    assert (refused.value.code, refused.value.retry_after) == ("service_unavailable", 3)

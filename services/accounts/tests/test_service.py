@@ -11,16 +11,20 @@ from nameko.testing.services import entrypoint_hook
 from sqlalchemy import func, update
 from sqlmodel import select
 
+from kernodeck_accounts.config import AccountsSettings
 from kernodeck_accounts.domain import token_hash
-from kernodeck_accounts.store import AccountRow, LoginFailureRow, SessionRow
+from kernodeck_accounts.store import AccountRow, LoginFailureRow, RegistrationRow, SessionRow
 from kernodeck_kit.logs import JsonFormatter
+from services.accounts.tests.conftest import CHEAP_ARGON2
 
 PASSWORD = "correct horse battery staple"
 HERE = "203.0.113.10"
 
 
-def register(accounts, email="jane@example.com", password=PASSWORD, first_name="Jane", last_name="Doe"):
-    return accounts.register(first_name=first_name, last_name=last_name, email=email, password=password)
+def register(accounts, email="jane@example.com", password=PASSWORD, first_name="Jane", last_name="Doe", client=HERE):
+    return accounts.register(
+        first_name=first_name, last_name=last_name, email=email, password=password, client_address=client
+    )
 
 
 def login(accounts, email="jane@example.com", password=PASSWORD, client_address=HERE):
@@ -88,10 +92,15 @@ def test_an_expired_session_is_unauthenticated(accounts, remote_errors, db):
     assert refusal(remote_errors, accounts.resolve_session, token).code == "unauthenticated"
 
 
+# Room in the hashing pool for every call of a burst, and a per-client login limit the burst can exceed.
+ROOMY = AccountsSettings(**CHEAP_ARGON2, login_backoff_base_s=60, password_jobs_max=9, login_client_free_failures=8)
+
+
+@pytest.mark.parametrize("policy", [ROOMY], indirect=True)
 def test_concurrent_registrations_of_one_email_make_one_account(accounts, remote_errors, db):
     spellings = ["race@example.com", "RACE@example.com", "Race@Example.com", "race@EXAMPLE.com", "rAce@example.com"]
     replies = [
-        accounts.register.call_async(first_name="R", last_name="C", email=email, password=PASSWORD)
+        accounts.register.call_async(first_name="R", last_name="C", email=email, password=PASSWORD, client_address=HERE)
         for email in spellings
     ]
     outcomes = []
@@ -127,7 +136,14 @@ def test_get_account(accounts, remote_errors):
 
 def test_the_operator_role_cannot_be_set_over_rpc(accounts, db):
     with pytest.raises(IncorrectSignature):
-        accounts.register(first_name="E", last_name="V", email="eve@example.com", password=PASSWORD, is_operator=True)
+        accounts.register(
+            first_name="E",
+            last_name="V",
+            email="eve@example.com",
+            password=PASSWORD,
+            client_address=HERE,
+            is_operator=True,
+        )
     assert db.exec(select(func.count()).select_from(AccountRow)).one() == 0
 
 
@@ -178,50 +194,112 @@ def replicas(start, config):
         yield proxy
 
 
-def parallel_logins(accounts, remote_errors, attempts: list[dict]) -> list[str]:
-    """Send every login at once; the outcome of each, as its error code or "logged_in"."""
-    replies = [accounts.login.call_async(**attempt) for attempt in attempts]
+def outcomes(remote_errors, replies) -> list[str]:
+    """The outcome of each call sent at once, as its error code or "ok"."""
     codes = []
     for reply in replies:
         try:
             reply.result()
-            codes.append("logged_in")
+            codes.append("ok")
         except remote_errors as error:
             codes.append(error.code)
     return codes
 
 
-def test_parallel_guesses_at_one_email_get_exactly_the_limit_checked(replicas, remote_errors, verify_calls, db):
+def parallel_logins(accounts, remote_errors, attempts: list[dict]) -> list[str]:
+    return outcomes(remote_errors, [accounts.login.call_async(**attempt) for attempt in attempts])
+
+
+def assert_only_the_free_ones_checked(codes: list[str], verify_calls: list, free: int) -> None:
+    assert codes.count("invalid_credentials") == len(verify_calls) == free
+    # The others waited their turn (throttled), or found the hashing pool full (503): none was checked.
+    assert set(codes) - {"invalid_credentials"} <= {"too_many_requests", "service_unavailable"}
+
+
+@pytest.mark.parametrize("policy", [ROOMY], indirect=True)
+def test_parallel_guesses_at_one_email_from_one_client_get_exactly_the_free_ones_checked(
+    replicas, remote_errors, verify_calls
+):
     register(replicas)
     verify_calls.clear()
-    # From 30 addresses, so only the email's limit applies.
-    guesses = [
-        {"email": "jane@example.com", "password": f"wrong guess number {n}", "client_address": f"198.51.100.{n}"}
-        for n in range(30)
-    ]
-    codes = parallel_logins(replicas, remote_errors, guesses)
-    assert codes.count("invalid_credentials") == len(verify_calls) == 5
-    assert codes.count("too_many_requests") == 25
+    guess = {"email": "jane@example.com", "password": "wrong guess number 1", "client_address": HERE}
+    assert_only_the_free_ones_checked(parallel_logins(replicas, remote_errors, [guess] * 30), verify_calls, 5)
 
-    # The right password is refused too until the window has passed.
-    assert refusal(remote_errors, login, replicas).code == "too_many_requests"
-    db.execute(update(LoginFailureRow).values(at=datetime.now(UTC) - timedelta(minutes=15)))
-    db.commit()
-    assert login(replicas)["account"]["email"] == "jane@example.com"
+    # The owner elsewhere logs in at once; here, after the backoff.
+    assert login(replicas, client_address="198.51.100.1")["account"]["email"] == "jane@example.com"
+    error = refusal(remote_errors, login, replicas)
+    assert (error.code, 0 < int(error.retry_after) <= 60) == ("too_many_requests", True)
 
 
-def test_parallel_guesses_from_one_address_get_exactly_the_limit_checked(replicas, remote_errors, verify_calls, db):
+@pytest.mark.parametrize("policy", [ROOMY], indirect=True)
+def test_parallel_guesses_from_one_client_get_exactly_the_free_ones_checked(replicas, remote_errors, verify_calls, db):
     register(replicas)
     verify_calls.clear()
     guesses = [
         {"email": f"guess{n}@example.com", "password": "wrong guess number 1", "client_address": HERE}
         for n in range(30)
     ]
-    codes = parallel_logins(replicas, remote_errors, guesses)
-    assert codes.count("invalid_credentials") == len(verify_calls) == 20
-    assert codes.count("too_many_requests") == 10
+    assert_only_the_free_ones_checked(parallel_logins(replicas, remote_errors, guesses), verify_calls, 8)
 
     assert refusal(remote_errors, login, replicas).code == "too_many_requests"
+    assert login(replicas, client_address="198.51.100.1")["account"]["email"] == "jane@example.com"
     db.execute(update(LoginFailureRow).values(at=datetime.now(UTC) - timedelta(minutes=15)))
     db.commit()
     assert login(replicas)["account"]["email"] == "jane@example.com"
+
+
+def parallel_registrations(accounts, remote_errors, clients: list[str]) -> list[str]:
+    replies = [
+        accounts.register.call_async(
+            first_name="R", last_name="C", email=f"r{n}@example.com", password=PASSWORD, client_address=client
+        )
+        for n, client in enumerate(clients)
+    ]
+    return outcomes(remote_errors, replies)
+
+
+@pytest.mark.parametrize("policy", [ROOMY], indirect=True)
+def test_parallel_registrations_from_one_client_make_exactly_its_limit(accounts, remote_errors, db):
+    codes = parallel_registrations(accounts, remote_errors, [HERE] * 8)
+    assert sorted(codes) == ["ok"] * 5 + ["too_many_requests"] * 3
+    assert db.exec(select(func.count()).select_from(RegistrationRow)).one() == 5
+    assert register(accounts, client="2001:db8::1")  # another client
+    error = refusal(remote_errors, register, accounts, email="late@example.com")
+    assert (error.code, 3500 < int(error.retry_after) <= 3600) == ("too_many_requests", True)
+
+
+@pytest.mark.parametrize(
+    "policy", [AccountsSettings(**CHEAP_ARGON2, password_jobs_max=9, registration_overall_limit=4)], indirect=True
+)
+def test_parallel_registrations_from_everyone_stop_at_the_overall_limit(accounts, remote_errors, db):
+    codes = parallel_registrations(accounts, remote_errors, [f"198.51.100.{n}" for n in range(7)])
+    assert sorted(codes) == ["ok"] * 4 + ["too_many_requests"] * 3
+    assert db.exec(select(func.count()).select_from(AccountRow)).one() == 4
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [AccountsSettings(password_hashing_threads=1, password_jobs_max=3, password_wait_max_s=60)],
+    indirect=True,
+)
+def test_a_burst_of_registrations_fills_the_hashing_pool_and_session_checks_go_on(accounts, remote_errors, db):
+    """Production argon2 (64 MiB): the burst beyond the pool is refused at once, sessions answer meanwhile."""
+    register(accounts, email="owner@example.com", client="192.0.2.1")
+    token = login(accounts, email="owner@example.com")["token"]
+    replies = [
+        accounts.register.call_async(
+            first_name="R",
+            last_name="C",
+            email=f"r{n}@example.com",
+            password=PASSWORD,
+            client_address=f"198.51.100.{n}",
+        )
+        for n in range(8)
+    ]
+    checks = [accounts.resolve_session(token)["email"] for _ in range(5)]
+    registered_meanwhile = db.exec(select(func.count()).select_from(AccountRow)).one() - 1
+    codes = outcomes(remote_errors, replies)
+    assert checks == ["owner@example.com"] * 5
+    # Three hashes of 64 MiB one after the other: the checks were answered before they were all done.
+    assert registered_meanwhile < codes.count("ok") == 3
+    assert codes.count("service_unavailable") == 5

@@ -52,7 +52,11 @@ def announced(config):
 
 def customer(proxy) -> str:
     return proxy.register(
-        first_name="Lan", last_name="Nguyen", email=f"{uuid.uuid4().hex}@example.org", password=PASSWORD
+        first_name="Lan",
+        last_name="Nguyen",
+        email=f"{uuid.uuid4().hex}@example.org",
+        password=PASSWORD,
+        client_address=f"2001:db8:{uuid.uuid4().int % 65536:x}::1",
     )["id"]
 
 

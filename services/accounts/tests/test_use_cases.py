@@ -36,8 +36,8 @@ def rules():
 
 @pytest.fixture
 def register(units, rules, clock):
-    def register(email="jane@example.com", password=PASSWORD, first_name="Jane", last_name="Doe"):
-        return use_cases.register(units, rules.passwords, clock, first_name, last_name, email, password)
+    def register(email="jane@example.com", password=PASSWORD, first_name="Jane", last_name="Doe", client_address=HERE):
+        return use_cases.register(units, rules, clock, first_name, last_name, email, password, client_address)
 
     return register
 
@@ -153,40 +153,79 @@ def test_malformed_credentials_are_invalid(register, login, email, password):
     assert refusal(login, email=email, password=password).code == "invalid_credentials"
 
 
-def test_the_sixth_attempt_after_five_failures_for_one_email_waits_for_the_first_to_leave_the_window(
-    register, login, clock, verify_calls
-):
-    register()
-    for _ in range(5):
-        assert refusal(login, email="Jane@example.com", password="x" * 20).code == "invalid_credentials"
-        clock.advance(seconds=10)
-    verify_calls.clear()
-    # Even the right password, from another address: the email itself is throttled.
-    error = refusal(login, client_address="198.51.100.1")
-    assert (error.code, error.retry_after) == ("too_many_requests", 15 * 60 - 50)
-    assert verify_calls == []
+def fail(login, times: int, **attempt) -> None:
+    for _ in range(times):
+        assert refusal(login, password="not the right passphrase", **attempt).code == "invalid_credentials"
 
-    other = register(email="joe@example.com")
-    assert login(email="joe@example.com").account == other
-    clock.advance(seconds=15 * 60 - 50)
+
+def test_five_failures_from_one_client_make_it_wait_a_second_and_nobody_else(register, login, clock, verify_calls):
+    register()
+    fail(login, 4)
+    assert login().token  # the fifth attempt is still checked, and clears the four
+    fail(login, 5)
+    verify_calls.clear()
+    error = refusal(login)  # even the right password waits: the sixth attempt from this client
+    assert (error.code, error.retry_after) == ("too_many_requests", 1)
+    assert verify_calls == []
+    # The owner elsewhere is never held back by guesses from here.
+    assert login(client_address="198.51.100.1").account.email == "jane@example.com"
+    clock.advance(seconds=1)
     assert login().account.email == "jane@example.com"
 
 
-def test_a_successful_login_clears_that_emails_failures(register, login):
+def test_the_wait_doubles_with_each_further_failure_up_to_its_cap(units, register, clock):
+    rules = use_cases.rules_for(AccountsSettings(**CHEAP_ARGON2, login_backoff_max_s=60))
+
+    def login(password=PASSWORD):
+        return use_cases.login(units, rules, clock, "jane@example.com", password, HERE)
+
     register()
-    for _ in range(2):
-        for _ in range(4):
-            refusal(login, password="x" * 20)
-        assert login().token
+    fail(login, 5)
+    waits = []
+    for _ in range(8):
+        waits.append(refusal(login).retry_after)
+        clock.advance(seconds=waits[-1] - 1)
+        assert refusal(login).retry_after == 1
+        clock.advance(seconds=1)
+        fail(login, 1)
+    assert waits == [1, 2, 4, 8, 16, 32, 60, 60]
 
 
-def test_one_address_is_throttled_across_emails(register, login):
+def test_failures_older_than_the_window_count_no_more(register, login, clock):
     register()
-    for n in range(20):
-        refusal(login, email=f"guess{n}@example.com", password="x" * 20)
+    fail(login, 5)
+    clock.advance(seconds=15 * 60 - 1)
+    fail(login, 1)  # four of the five are still in the window: the wait has passed, the sixth is checked
+    clock.advance(seconds=1)  # the first five have left it: one counts
+    fail(login, 3)
+    assert login().token
+
+
+def test_one_client_backs_off_across_emails_after_twenty_failures(register, login, clock):
+    register()
+    for n in range(19):
+        fail(login, 1, email=f"guess{n}@example.com")
+    assert login().token  # the twentieth is checked; its success clears only jane's own failures
+    fail(login, 1, email="guess19@example.com")
     error = refusal(login)
-    assert error.code == "too_many_requests" and error.retry_after > 0
+    assert (error.code, error.retry_after) == ("too_many_requests", 1)
     assert login(client_address="198.51.100.1").account.email == "jane@example.com"
+
+
+def test_an_ipv6_client_is_counted_by_its_64(register, login):
+    register()
+    for n in range(1, 6):
+        fail(login, 1, client_address=f"2001:db8:0:7::{n}")
+    assert refusal(login, client_address="2001:db8:0:7:ffff::1").code == "too_many_requests"
+    assert login(client_address="2001:db8:0:8::1").token  # the next /64 is another client
+
+
+def test_a_lone_surrogate_in_credentials_is_invalid_not_a_crash(register, login, verify_calls):
+    register()
+    verify_calls.clear()
+    assert refusal(login, password="correct horse \ud800 staple").code == "invalid_credentials"
+    assert refusal(login, email="jane\udfff@example.com").code == "invalid_credentials"
+    assert verify_calls == []
 
 
 def test_a_login_with_old_argon2_parameters_rehashes_the_password(units, register, login, rules):
@@ -217,8 +256,82 @@ def test_purge_drops_dead_sessions_and_failures_no_throttle_counts(units, regist
     refusal(login, email="a@example.com")
     clock.advance(minutes=15)
     refusal(login, email="b@example.com")
+    register(email="joe@example.com", client_address="198.51.100.1")
+    clock.advance(minutes=45)
+    register(email="ann@example.com", client_address="198.51.100.2")
 
-    use_cases.purge_stale(units, rules.throttle, clock.now)
+    use_cases.purge_stale(units, rules, clock.now)
 
     assert list(units.state.sessions) == [token_hash(live)]
-    assert [email for email, _, _ in units.state.failures] == ["b@example.com"]
+    assert units.state.failures == []
+    assert [client for client, _ in units.state.registrations] == ["198.51.100.1", "198.51.100.2"]
+    clock.advance(minutes=15)
+    use_cases.purge_stale(units, rules, clock.now)
+    assert [client for client, _ in units.state.registrations] == ["198.51.100.2"]
+
+
+def test_five_registrations_an_hour_from_one_client_then_it_waits(register, clock):
+    for n in range(5):
+        register(email=f"n{n}@example.com")
+        clock.advance(minutes=1)
+    error = refusal(register, email="sixth@example.com")
+    assert (error.code, error.retry_after) == ("too_many_requests", 60 * 60 - 5 * 60)
+    assert register(email="sixth@example.com", client_address="198.51.100.1")  # another client
+    clock.advance(minutes=55)
+    assert register(email="seventh@example.com")  # the first has left the hour
+
+
+def test_an_ipv6_client_registers_as_its_64(register):
+    for n in range(5):
+        register(email=f"n{n}@example.com", client_address=f"2001:db8:0:7::{n}")
+    assert refusal(register, email="x@example.com", client_address="2001:db8:0:7:1::1").code == "too_many_requests"
+    assert register(email="x@example.com", client_address="2001:db8:0:8::1")
+
+
+def test_registrations_from_everyone_together_are_limited(units, clock):
+    rules = use_cases.rules_for(AccountsSettings(**CHEAP_ARGON2, registration_overall_limit=3))
+
+    def register(n: int):
+        return use_cases.register(units, rules, clock, "A", "B", f"n{n}@example.com", PASSWORD, f"198.51.100.{n}")
+
+    for n in range(3):
+        register(n)
+    error = refusal(register, 3)
+    assert (error.code, error.retry_after) == ("too_many_requests", 60)
+    clock.advance(seconds=60)
+    assert register(3)
+
+
+def test_refused_or_duplicate_registrations_count_only_once_they_reach_the_hash(register, units):
+    for _ in range(10):
+        refusal(register, password="too short")
+    register()
+    for _ in range(3):
+        assert refusal(register).code == "email_taken"
+    assert register(email="joe@example.com")
+    assert refusal(register, email="ann@example.com").code == "too_many_requests"
+    assert len(units.state.registrations) == 5
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("first_name", "Ja\x00ne"),
+        ("first_name", "Ja\tne"),
+        ("last_name", "Doe\x85"),
+        ("last_name", "Doe\ud800"),
+        ("email", "jane\x7f@example.com"),
+        ("email", "jane\udc00@example.com"),
+        ("password", "correct horse \ud800 staple"),
+    ],
+)
+def test_control_characters_and_lone_surrogates_are_refused(register, units, field, value):
+    error = refusal(register, **{field: value})
+    assert error.code == "validation_error"
+    assert [e["field"] for e in error.errors] == [field]
+    assert units.state.accounts == {} and units.state.registrations == []
+
+
+def test_letters_of_any_script_and_emoji_are_welcome(register):
+    account = register(first_name="Zoë 😀", last_name="Nguyễn-Đặng", email="zoë@example.com", password="🔑" * 15)
+    assert (account.first_name, account.last_name) == ("Zoë 😀", "Nguyễn-Đặng")
