@@ -2,17 +2,19 @@
 
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from kernodeck_gateway import openapi, problems
 from kernodeck_gateway.body_limit import BodyLimitMiddleware
 from kernodeck_gateway.http_metrics import MetricsMiddleware
+from kernodeck_gateway.internal import DOCS_PATH, OPENAPI_PATH
 from kernodeck_gateway.routes import (
     accounts,
     admin,
     balance,
     catalog,
     health,
+    metrics,
     orders,
     payments,
     ssh_key,
@@ -22,6 +24,7 @@ from kernodeck_gateway.routes import (
 )
 from kernodeck_gateway.rpc import RpcClient
 from kernodeck_gateway.settings import GatewaySettings
+from kernodeck_gateway.text_guard import refuse_unstorable_text
 
 
 def create_app(settings: GatewaySettings | None = None) -> FastAPI:
@@ -36,18 +39,22 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         finally:
             await app.state.rpc.close()
 
+    public_docs = settings.api_docs == "public"
     app = FastAPI(
         title="Kernodeck API",
         version="1",
-        openapi_url="/api/v1/openapi.json",
-        docs_url="/api/v1/docs",
+        openapi_url=OPENAPI_PATH if public_docs else None,
+        docs_url=DOCS_PATH if public_docs else None,
         redoc_url=None,
         lifespan=lifespan,
+        dependencies=[Depends(refuse_unstorable_text)],
     )
     app.state.settings = settings
     for exc_type, handler in problems.HANDLERS.items():
         app.add_exception_handler(exc_type, handler)
-    modules = (health, catalog, accounts, ssh_key, balance, orders, payments, topups, support, telegram, admin)
+    modules = [health, catalog, accounts, ssh_key, balance, orders, payments, topups, support, telegram, admin]
+    if settings.metrics == "public":
+        modules.append(metrics)
     routers = [m.router for m in modules]
     for router in routers:
         app.include_router(router)

@@ -1,5 +1,7 @@
 """Who is calling: a bearer token or the session cookie, with CSRF on cookie writes."""
 
+import base64
+import hashlib
 import hmac
 from dataclasses import dataclass
 from typing import Annotated
@@ -11,9 +13,23 @@ from kernodeck_gateway.problems import Problem
 from kernodeck_gateway.rpc import RpcClient
 
 SESSION_COOKIE = "kd_session"
+# Secure, the session cookie carries the __Host- prefix: the browser then keeps it only if it was set over
+# HTTPS, for the whole host and no other, so no sibling domain can plant or overwrite it.
+SECURE_SESSION_COOKIE = f"__Host-{SESSION_COOKIE}"
 CSRF_COOKIE = "kd_csrf"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+def session_cookie_name(secure: bool) -> str:
+    return SECURE_SESSION_COOKIE if secure else SESSION_COOKIE
+
+
+def csrf_token(session_token: str) -> str:
+    """The CSRF token of a session: derived from its token, which only the session's own (HttpOnly)
+    cookie carries, so a token planted or read elsewhere is worth nothing for another session."""
+    digest = hmac.new(session_token.encode(), b"kernodeck csrf v1", hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 async def rpc_client(request: Request) -> RpcClient:
@@ -38,16 +54,15 @@ def session_token(request: Request) -> tuple[str | None, bool]:
     scheme, _, value = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and value.strip():
         return value.strip(), False
-    return request.cookies.get(SESSION_COOKIE), True
+    return request.cookies.get(session_cookie_name(request.app.state.settings.cookie_secure)), True
 
 
-def check_csrf(request: Request) -> None:
-    # Double-submit: a cross-site page can make the browser send the cookie,
-    # but cannot read kd_csrf to copy it into the header.
-    expected = request.cookies.get(CSRF_COOKIE, "")
+def check_csrf(request: Request, token: str) -> None:
+    # A cross-site page can make the browser send the session cookie, but cannot read the session's
+    # CSRF token (the kd_csrf cookie, readable by this site's pages only) to copy it into the header.
     given = request.headers.get(CSRF_HEADER, "")
-    if not expected or not hmac.compare_digest(expected, given):
-        raise Problem(403, "csrf_failed", f"cookie-authenticated writes need the {CSRF_HEADER} header")
+    if not hmac.compare_digest(csrf_token(token).encode(), given.encode(errors="replace")):
+        raise Problem(403, "csrf_failed", f"cookie-authenticated writes need the session's {CSRF_HEADER} header")
 
 
 async def current_caller(request: Request, rpc: Rpc) -> Caller:
@@ -55,7 +70,7 @@ async def current_caller(request: Request, rpc: Rpc) -> Caller:
     if not token:
         raise Problem(401, "unauthenticated", "log in first")
     if via_cookie and request.method not in SAFE_METHODS:
-        check_csrf(request)
+        check_csrf(request, token)
     account = await rpc.call("accounts", "resolve_session", token)
     return Caller(account=account, token=token)
 

@@ -1,10 +1,13 @@
 """Gateway settings, from GATEWAY_* variables (and the shared AMQP_URI)."""
 
 from ipaddress import IPv4Network, IPv6Network, ip_network
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+Exposure = Literal["public", "internal", "off"]
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
 class GatewaySettings(BaseSettings):
@@ -16,8 +19,9 @@ class GatewaySettings(BaseSettings):
     port: int = 8000
     rpc_timeout_s: float = Field(5.0, gt=0)
     max_body_bytes: int = Field(64 * 1024, ge=1024)
-    # Set to false only for local HTTP development; production is HTTPS.
-    cookie_secure: bool = False
+    # The session cookie is Secure, named __Host-kd_session. False (plain HTTP, kd_session) only for a
+    # gateway on a loopback address, as `make run` and the test stacks set it.
+    cookie_secure: bool = True
     # The proxies in front of the gateway (addresses or networks, comma-separated): behind them the client
     # is the right-most X-Forwarded-For hop outside this list. Empty: the TCP peer is the client.
     trusted_proxies: Annotated[tuple[IPv4Network | IPv6Network, ...], NoDecode] = ()
@@ -28,3 +32,18 @@ class GatewaySettings(BaseSettings):
         if isinstance(value, str):
             return tuple(ip_network(part.strip(), strict=False) for part in value.split(",") if part.strip())
         return value
+
+    # /metrics and the API docs (/api/v1/docs, /api/v1/openapi.json): on the public port, on the internal
+    # port only (internal_host:internal_port, for Prometheus and operators), or not at all.
+    metrics: Exposure = "public"
+    api_docs: Exposure = "public"
+    internal_host: str = "127.0.0.1"
+    internal_port: int = Field(0, ge=0, le=65535)
+
+    @model_validator(mode="after")
+    def _coherent(self):
+        if not self.cookie_secure and self.host not in LOOPBACK:
+            raise ValueError("GATEWAY_COOKIE_SECURE=false is for a gateway on a loopback address only")
+        if "internal" in (self.metrics, self.api_docs) and not self.internal_port:
+            raise ValueError("GATEWAY_INTERNAL_PORT is needed to serve metrics or docs internally")
+        return self

@@ -1,5 +1,6 @@
-"""Registration and login throttles through HTTP, on a stack of their own with the production limits,
-behind a trusted proxy (127.0.0.1): each test is its own client by X-Forwarded-For."""
+"""Registration and login throttles, the session cookie and what the internal port serves, through HTTP,
+on a stack of its own with the production settings (the Secure __Host- cookie included), behind a trusted
+proxy (127.0.0.1): each test is its own client by X-Forwarded-For."""
 
 import time
 import uuid
@@ -9,6 +10,7 @@ import httpx
 import pytest
 
 from infra.local.isolation import running_stack
+from infra.local.stack import free_port
 from kernodeck_accounts.config import AccountsSettings
 from tests.e2e.conftest import assert_problem, post_when_let_in
 
@@ -20,14 +22,25 @@ PRODUCTION = {
 
 
 @pytest.fixture(scope="module")
-def access(tmp_path_factory):
-    # A first backoff step longer than a 64 MiB hash takes on a loaded machine, so that the step is still
-    # running when the next attempt comes.
-    env = {**PRODUCTION, "GATEWAY_TRUSTED_PROXIES": "127.0.0.1/32", "ACCOUNTS_LOGIN_BACKOFF_BASE_S": "5"}
-    with (
-        running_stack(Path(tmp_path_factory.mktemp("access-stack")), "kd_access", env) as stack,
-        httpx.Client(base_url=stack.url, timeout=10) as http,
-    ):
+def access_stack(tmp_path_factory):
+    env = {
+        **PRODUCTION,
+        "GATEWAY_TRUSTED_PROXIES": "127.0.0.1/32",
+        # A first backoff step longer than a 64 MiB hash takes on a loaded machine, so that the step is
+        # still running when the next attempt comes.
+        "ACCOUNTS_LOGIN_BACKOFF_BASE_S": "5",
+        "GATEWAY_COOKIE_SECURE": "true",
+        "GATEWAY_METRICS": "internal",
+        "GATEWAY_API_DOCS": "internal",
+        "GATEWAY_INTERNAL_PORT": str(free_port()),
+    }
+    with running_stack(Path(tmp_path_factory.mktemp("access-stack")), "kd_access", env) as stack:
+        yield stack
+
+
+@pytest.fixture(scope="module")
+def access(access_stack):
+    with httpx.Client(base_url=access_stack.url, timeout=10) as http:
         yield http
 
 
@@ -85,3 +98,54 @@ def test_an_ipv6_guesser_is_counted_by_its_64(access):
         assert log_in(access, email, f"2001:db8:30:1::{n + 1}", "not the password!!").status_code == 401
     assert log_in(access, email, "2001:db8:30:1:ffff::1").status_code == 429
     assert log_in(access, email, "2001:db8:30:2::1").status_code == 201
+
+
+def cookie_attributes(response: httpx.Response, name: str) -> dict[str, str]:
+    for header in response.headers.get_list("set-cookie"):
+        if header.startswith(f"{name}="):
+            value, *attributes = (part.strip() for part in header.split(";"))
+            return {"value": value.split("=", 1)[1]} | {
+                a.split("=")[0].lower(): a.partition("=")[2] for a in attributes
+            }
+    raise AssertionError(f"no {name} cookie in {response.headers.get_list('set-cookie')}")
+
+
+def test_the_session_cookie_is_secure_host_only_and_its_csrf_token_is_bound_to_it(access):
+    email = register(access, "198.51.100.40").json()["email"]
+    first, second = (log_in(access, email, "198.51.100.40") for _ in range(2))
+    session = cookie_attributes(first, "__Host-kd_session")
+    assert {"secure", "httponly", "path"} <= set(session) and session["path"] == "/" and "domain" not in session
+    csrf = cookie_attributes(first, "kd_csrf")
+    assert "secure" in csrf and "httponly" not in csrf
+    assert not [h for h in first.headers.get_list("set-cookie") if h.startswith("kd_session=")]
+
+    # What a browser on HTTPS sends back (httpx keeps Secure cookies to HTTPS, so they are sent by hand here).
+    as_browser = {"Cookie": f"__Host-kd_session={session['value']}"}
+    assert access.get("/api/v1/me", headers=as_browser).json()["email"] == email
+    assert access.get("/api/v1/me", headers={"Cookie": f"kd_session={session['value']}"}).status_code == 401
+
+    order = {"model": "l40s", "duration_days": 3, "lots": 1, "preparation": "notebook"}
+    forged = access.post("/api/v1/orders", json=order, headers=as_browser)
+    assert_problem(forged, 403, "csrf_failed")
+    other_sessions_token = cookie_attributes(second, "kd_csrf")["value"]
+    assert other_sessions_token != csrf["value"]
+    swapped = access.post("/api/v1/orders", json=order, headers={**as_browser, "X-CSRF-Token": other_sessions_token})
+    assert_problem(swapped, 403, "csrf_failed")
+    made = access.post("/api/v1/orders", json=order, headers={**as_browser, "X-CSRF-Token": csrf["value"]})
+    assert made.status_code == 201, made.text
+
+    out = access.delete("/api/v1/sessions/current", headers={**as_browser, "X-CSRF-Token": csrf["value"]})
+    assert out.status_code == 204
+    cleared = cookie_attributes(out, "__Host-kd_session")
+    assert "secure" in cleared and cleared["max-age"] == "0"
+
+
+def test_metrics_and_docs_are_on_the_internal_port_only(access_stack, access):
+    for path in ("/metrics", "/api/v1/openapi.json", "/api/v1/docs"):
+        assert_problem(access.get(path), 404, "not_found")
+    internal = f"http://127.0.0.1:{access_stack.env['GATEWAY_INTERNAL_PORT']}"
+    access.get("/api/v1/catalog")
+    metrics = httpx.get(f"{internal}/metrics").text
+    assert 'kernodeck_http_requests_total{method="GET",route="/api/v1/catalog",status="200"}' in metrics
+    assert "/api/v1/accounts" in httpx.get(f"{internal}/api/v1/openapi.json").json()["paths"]
+    assert "swagger" in httpx.get(f"{internal}/api/v1/docs").text.lower()

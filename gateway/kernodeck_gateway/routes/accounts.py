@@ -1,9 +1,8 @@
-import secrets
 from datetime import datetime
 
 from fastapi import APIRouter, Request, Response
 
-from kernodeck_gateway.auth import CSRF_COOKIE, SESSION_COOKIE, CurrentCaller, Rpc, client_address
+from kernodeck_gateway.auth import CSRF_COOKIE, CurrentCaller, Rpc, client_address, csrf_token, session_cookie_name
 from kernodeck_gateway.openapi import refusals
 from kernodeck_gateway.responses import Account, Session
 from kernodeck_gateway.schemas import Credentials, NewAccount, present_account
@@ -24,12 +23,9 @@ async def log_in(body: Credentials, request: Request, response: Response, rpc: R
     session = await rpc.call("accounts", "login", body.email, body.password, client_address(request))
     secure = request.app.state.settings.cookie_secure
     max_age = int((datetime.fromisoformat(session["expires_at"]) - datetime.now().astimezone()).total_seconds())
-    response.set_cookie(
-        SESSION_COOKIE, session["token"], max_age=max_age, httponly=True, secure=secure, samesite="lax", path="/"
-    )
-    response.set_cookie(
-        CSRF_COOKIE, secrets.token_urlsafe(24), max_age=max_age, httponly=False, secure=secure, samesite="lax", path="/"
-    )
+    cookie = {"max_age": max_age, "secure": secure, "samesite": "lax", "path": "/"}
+    response.set_cookie(session_cookie_name(secure), session["token"], httponly=True, **cookie)
+    response.set_cookie(CSRF_COOKIE, csrf_token(session["token"]), httponly=False, **cookie)
     return {
         "token": session["token"],
         "expires_at": session["expires_at"],
@@ -38,11 +34,12 @@ async def log_in(body: Credentials, request: Request, response: Response, rpc: R
 
 
 @router.delete("/sessions/current", status_code=204)
-async def log_out(caller: CurrentCaller, response: Response, rpc: Rpc) -> Response:
+async def log_out(caller: CurrentCaller, request: Request, rpc: Rpc) -> Response:
     await rpc.call("accounts", "logout", caller.token)
+    secure = request.app.state.settings.cookie_secure
     response = Response(status_code=204)
-    response.delete_cookie(SESSION_COOKIE, path="/")
-    response.delete_cookie(CSRF_COOKIE, path="/")
+    response.delete_cookie(session_cookie_name(secure), path="/", secure=secure, httponly=True, samesite="lax")
+    response.delete_cookie(CSRF_COOKIE, path="/", secure=secure, samesite="lax")
     return response
 
 

@@ -1,7 +1,6 @@
 import asyncio
 
-from fastapi import APIRouter, Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from fastapi import APIRouter
 
 from kernodeck_gateway.auth import Rpc
 from kernodeck_gateway.openapi import refusals
@@ -37,8 +36,3 @@ async def readyz(rpc: Rpc) -> Readiness:
         "services": {service: True for service in answers},
         "watchers": answers["payments"].get("watchers", {}),
     }
-
-
-@router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})
-async def metrics() -> Response:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
