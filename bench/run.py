@@ -1,7 +1,8 @@
 """`make bench`: the gateway's quotes, orders and payment intents (at concurrency 1 and 32)
 against bare HTTP and AMQP baselines, confirmed chain event → order paid, on real nodes
-and doubles, each network's watcher woken by its node, the block bringing the last confirmation → order
-paid; provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
+and doubles, each network's watcher woken by its node, the block bringing the last confirmation
+→ order paid; a busy block, one transaction paying 200 orders, on PostgreSQL and SQLite;
+provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
 event → Telegram message under Telegram's limits; a logged-in customer's requests alone and during 20
 parallel registrations. Watcher matching with a million watched
 addresses is bench/bench_watcher_match.py.
@@ -20,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_amqp_baseline import bare_amqp_roundtrip
 from bench.bench_block_to_paid import block_to_paid
+from bench.bench_busy_block import busy_block
 from bench.bench_notify import notify_bench
 from bench.bench_payments import confirmed_to_paid, intent_creation
 from bench.bench_provisioning import delivery_steps, paid_to_ready
@@ -125,6 +127,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as logs:
             print()
             for line in block_to_paid(Path(logs)):
+                print(line)
+        with tempfile.TemporaryDirectory() as logs:
+            print()
+            for line in busy_block(Path(logs)):
                 print(line)
         with tempfile.TemporaryDirectory() as logs:
             print()

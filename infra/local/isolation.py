@@ -3,7 +3,7 @@
 import os
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import httpx
@@ -65,22 +65,24 @@ def running_stack(
     watchers: tuple[str, ...] = (),
     gpus: dict[str, int] | None = None,
     extra_ports: dict[str, int] | None = None,
+    sqlite: bool = False,
     **options,
 ):
-    """A started Stack on a fresh vhost and fresh databases (one per service and per watcher), with a GPU
-    test host per model (`gpus`: GPUs per model) registered as its nodes, notify speaking to a Bot API
-    double (`stack.telegram`)."""
+    """A started Stack on a fresh vhost and fresh databases (one per service and per watcher: PostgreSQL, or
+    with `sqlite` the embedded default, files under `log_dir`/data), with a GPU test host per model (`gpus`:
+    GPUs per model) registered as its nodes, notify speaking to a Bot API double (`stack.telegram`)."""
     rates_file = log_dir / "rates.json"
     fresh_rates = keep_dev_rates_fresh(rates_file)
     databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
     with (
         temporary_vhost(prefix) as amqp_uri,
-        temporary_databases(databases_of, prefix) as databases,
+        nullcontext({}) if sqlite else temporary_databases(databases_of, prefix) as databases,
         local_hosts(log_dir / "testhosts", gpus or STACK_GPUS, log=lambda line: None, extra_ports=extra_ports) as hosts,
         TelegramDouble() as telegram,
     ):
         stack_settings = {
             **stack_env(amqp_uri, databases),
+            **({"DATA_DIR": str(log_dir / "data")} if sqlite else {}),
             **dev_payments_env(rates_file),
             **provisioning_env(log_dir / "testhosts"),
             "PROVISIONING_SWEEP_INTERVAL_S": "0.5",

@@ -1,0 +1,167 @@
+"""A busy block: one Bitcoin transaction pays 200 orders; from the block that confirms it to the 200th `paid`.
+
+On real regtest bitcoind, the watcher, payments and orders each one process,
+on PostgreSQL and on the embedded SQLite default. The bitcoin node's wallet
+pays every order's instructions in one `sendmany`; the first block gives
+each transfer one confirmation; once payments shows all of them confirming,
+the last block is mined and the events are timed on the broker as they pass:
+the watcher's `transfer_confirmed`, payments' `payment_settled`, orders'
+`paid`, the first and the last of each, which says which stage the time goes
+to. The baseline, measured in the same run on the same stack: one payment
+alone, the same way (target: all 200 paid within 1 s, 200 orders a second).
+"""
+
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+
+import aio_pika
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bench_payments import ORDER
+from bench.measure import bearer_for_new_customer
+from infra.local.devnet import DEV_CONFIRMATIONS, Devnet
+from infra.local.isolation import running_stack
+
+ORDERS = 200
+TARGET_S = 1.0
+SLOW_POLL_S = 30
+STAGES = (
+    ("chain.events", "transfer_confirmed", "watcher: transfer_confirmed"),
+    ("payments.events", "payment_settled", "payments: payment_settled"),
+    ("orders.events", "order_status_changed", "orders: paid"),
+)
+
+
+def busy_block(log_dir: Path) -> list[str]:
+    lines = []
+    for store in ("postgresql", "sqlite"):
+        devnet = Devnet(log_dir / store / "devnet", networks=("bitcoin",), watcher_status_s=1.0)
+        env = devnet.start(log=lambda line: None)
+        try:
+            if not devnet.up:
+                return [f"busy block: skipped, no bitcoind ({devnet.skipped})"]
+            slow_poll = {"watcher-bitcoin": {"WATCHER_POLL_INTERVAL_S": str(SLOW_POLL_S)}}
+            # Every paid order holds its GPU: three more 64-GPU rtx4090 nodes than the stack's one.
+            options = {"process_env": slow_poll, "extra_ports": {"rtx4090": 3}, "sqlite": store == "sqlite"}
+            with running_stack(log_dir / store, f"kd_bench_busy_{store[:2]}", env, ("bitcoin",), **options) as stack:
+                lines += asyncio.run(_measure(stack, devnet.nodes["bitcoin"], store))
+        finally:
+            devnet.stop()
+    return lines
+
+
+async def _measure(stack, node, store: str) -> list[str]:
+    auth = await bearer_for_new_customer(stack.url)
+    miner = node.rpc("getnewaddress", "", "bech32")
+    async with (
+        _Stages(stack.env["AMQP_URI"]) as stages,
+        httpx.AsyncClient(base_url=stack.url, headers=auth, timeout=60) as client,
+    ):
+        alone = await _block(client, stages, node, miner, 1)
+        busy = await _block(client, stages, node, miner, ORDERS)
+    last = busy["orders: paid"][1]
+    rate = ORDERS / last
+    lines = [
+        f"busy block on {store}: {ORDERS} orders paid by one transaction, the last {last * 1000:.0f} ms after "
+        f"the confirming block ({rate:.0f} orders/s; one payment alone: {alone['orders: paid'][1] * 1000:.0f} ms, "
+        f"{last / alone['orders: paid'][1]:.1f}x) (target <= {TARGET_S:g} s): {'met' if last <= TARGET_S else 'NOT met'}"
+    ]
+    for _, _, stage in STAGES:
+        first, final = busy[stage]
+        lines.append(f"  {stage:<30} first {first * 1000:6.0f} ms  last {final * 1000:6.0f} ms")
+    return lines
+
+
+async def _block(client, stages, node, miner: str, count: int) -> dict[str, tuple[float, float]]:
+    """Seconds from mining the confirming block to the first and the last event of each stage."""
+    payments = [await _intent(client) for _ in range(count)]
+    outputs = {p["address"]: str(Decimal(int(p["amount_base_units"])).scaleb(-8)) for p in payments}
+    node.rpc("sendmany", "", outputs)
+    node.rpc("generatetoaddress", DEV_CONFIRMATIONS["bitcoin"] - 1, miner)
+    await _all_confirming(client, payments)
+    addresses = set(outputs)
+    orders = {p["order_id"] for p in payments}
+    ids = {p["id"] for p in payments}
+    # Each stage's event of one of these orders, by what tells them apart (the outbox delivers at least once).
+    expected = {
+        "watcher: transfer_confirmed": lambda body: body.get("address") in addresses and body["address"],
+        "payments: payment_settled": lambda body: body.get("payment_id") in ids and body["payment_id"],
+        "orders: paid": lambda body: (
+            body.get("order_id") in orders and body.get("status") == "paid" and body["order_id"]
+        ),
+    }
+    waits = {stage: stages.expect(stage, count, expected[stage]) for stage in expected}
+    started = time.perf_counter()
+    node.rpc("generatetoaddress", 1, miner)
+    times = {stage: await asyncio.wait_for(wait, timeout=120) for stage, wait in waits.items()}
+    return {stage: (first - started, last - started) for stage, (first, last) in times.items()}
+
+
+async def _intent(client) -> dict:
+    order = (await client.post("/api/v1/orders", json=ORDER)).json()
+    response = await client.post(f"/api/v1/orders/{order['id']}/payments", json={"asset": "BTC", "network": "bitcoin"})
+    if response.status_code != 201:
+        raise RuntimeError(f"intent: {response.status_code} {response.text}")
+    return {**response.json(), "order_id": order["id"]}
+
+
+async def _all_confirming(client, payments: list[dict]) -> None:
+    deadline = time.monotonic() + 120
+    waiting = list(payments)
+    while waiting:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(waiting)} payments never showed their first confirmation")
+        answers = [(await client.get(f"/api/v1/payments/{p['id']}")).json() for p in waiting]
+        waiting = [p for p, a in zip(waiting, answers, strict=True) if not a["transfers"]]
+        await asyncio.sleep(0.2)
+
+
+class _Stages:
+    """Each stage's events on the broker: `expect(stage, count, key)` resolves to the perf_counter times of the
+    first and the count-th event with a distinct `key(body)` (falsy: not one of them)."""
+
+    def __init__(self, amqp_uri: str):
+        self.amqp_uri = amqp_uri
+        self.waiting: dict[str, tuple[int, Callable, dict[str, float], asyncio.Future]] = {}
+
+    async def __aenter__(self):
+        self.connection = await aio_pika.connect(self.amqp_uri)
+        channel = await self.connection.channel()
+        for exchange_name, routing_key, stage in STAGES:
+            exchange = await channel.declare_exchange(exchange_name, aio_pika.ExchangeType.TOPIC, durable=True)
+            queue = await channel.declare_queue(exclusive=True, auto_delete=True)
+            await queue.bind(exchange, routing_key)
+            await queue.consume(lambda message, stage=stage: self._on_message(stage, message), no_ack=True)
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.connection.close()
+
+    def expect(self, stage: str, count: int, key: Callable[[dict], str | bool]) -> asyncio.Future:
+        future = asyncio.get_running_loop().create_future()
+        self.waiting[stage] = (count, key, {}, future)
+        return future
+
+    async def _on_message(self, stage: str, message) -> None:
+        arrived = time.perf_counter()
+        if stage not in self.waiting:
+            return
+        count, key, times, future = self.waiting[stage]
+        if (which := key(json.loads(message.body))) and which not in times and not future.done():
+            times[which] = arrived
+            if len(times) == count:
+                future.set_result((min(times.values()), arrived))
+
+
+if __name__ == "__main__":  # this benchmark alone; `make bench` runs it with the others
+    with tempfile.TemporaryDirectory() as logs:
+        for line in busy_block(Path(logs)):
+            print(line)
