@@ -13,6 +13,7 @@ from kernodeck_gateway.routes import (
     admin,
     balance,
     catalog,
+    extensions,
     health,
     metrics,
     orders,
@@ -52,7 +53,20 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.state.settings = settings
     for exc_type, handler in problems.HANDLERS.items():
         app.add_exception_handler(exc_type, handler)
-    modules = [health, catalog, accounts, ssh_key, balance, orders, payments, topups, support, telegram, admin]
+    modules = [
+        health,
+        catalog,
+        accounts,
+        ssh_key,
+        balance,
+        orders,
+        extensions,
+        payments,
+        topups,
+        support,
+        telegram,
+        admin,
+    ]
     if settings.metrics == "public":
         modules.append(metrics)
     routers = [m.router for m in modules]

@@ -169,7 +169,7 @@ class ExtensionPayment(PaymentFields):
     extension_id: str
 
 
-Payment = Annotated[OrderPayment | TopupPayment, Field(discriminator="purpose")]
+Payment = Annotated[OrderPayment | TopupPayment | ExtensionPayment, Field(discriminator="purpose")]
 
 
 class PaymentMethod(Answer):

@@ -161,7 +161,7 @@ def present_method(method: dict) -> dict:
 
 def present_payment(payment: dict) -> dict:
     """Amounts come from payments already as exact decimal text in whole units."""
-    reference = "order_id" if payment["purpose"] == "order" else "topup_id"
+    reference = f"{payment['purpose']}_id"  # order_id, topup_id or extension_id
     return {
         "id": payment["id"],
         "purpose": payment["purpose"],

@@ -147,3 +147,45 @@ def test_an_extension_is_refused_once_the_order_has_ended(stack, client):
     client.post(f"/api/v1/orders/{cancelled['id']}/cancel", headers=customer["headers"])
     refused = ask(client, customer, cancelled["id"], "extension", "m", extra_days=7, due_by=due_by())
     assert_problem(refused, 409, "invalid_state")
+
+
+def test_an_extension_confirmed_then_paid_moves_the_end_and_only_then_shows_it(stack, client):
+    customer = new_customer(client)
+    order = ready_order(stack, client, customer)
+    ends_at = order["rental"]["ends_at"]
+    request = ask(client, customer, order["id"], "extension", "7 more days", extra_days=7, due_by=due_by()).json()
+    operator = new_operator(stack, client)["headers"]
+    confirmed = client.post(f"/api/v1/admin/support-requests/{request['id']}/confirm", json={}, headers=operator)
+    assert confirmed.status_code == 200, confirmed.text
+    extension = confirmed.json()
+    assert (extension["price_usd"], extension["status"]) == ("62.00", "confirmed")  # the rtx4090 lot for 7 days
+
+    shown = client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"]).json()
+    assert [(e["id"], e["status"]) for e in shown["extensions"]] == [(extension["id"], "confirmed")]
+    assert shown["rental"]["ends_at"] == ends_at  # confirmed is not paid: the end has not moved
+    intent = client.post(f"/api/v1/extensions/{extension['id']}/payments", json={"asset": "LTC", "network": "litecoin"},
+                         headers=customer["headers"])  # fmt: skip
+    assert intent.status_code == 201, intent.text
+    assert (intent.json()["purpose"], intent.json()["extension_id"], intent.json()["amount_usd"]) == (
+        "extension", extension["id"], "62.00",
+    )  # fmt: skip
+    intruder = new_customer(client)
+    stolen = client.post(f"/api/v1/extensions/{extension['id']}/pay-with-balance", headers=intruder["headers"])
+    assert_problem(stolen, 404, "not_found")
+
+    paid = client.post(f"/api/v1/extensions/{extension['id']}/pay-with-balance", headers=customer["headers"])
+    assert paid.status_code == 200, paid.text
+    extended = eventually(
+        lambda: client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"]).json(),
+        lambda o: o["extensions"][0]["status"] == "applied" and o["rental"]["ends_at"] != ends_at,
+        timeout=30,
+    )
+    before = datetime.fromisoformat(ends_at)
+    assert datetime.fromisoformat(extended["rental"]["ends_at"]) == before + timedelta(days=7)
+    kinds = [e["kind"] for e in extended["timeline"]]
+    assert kinds.index("extension_confirmed") < kinds.index("extension_paid") < kinds.index("rental_extended")
+    assert [p["purpose"] for p in extended["extensions"][0]["payments"]] == ["extension"]
+    again = client.post(f"/api/v1/extensions/{extension['id']}/pay-with-balance", headers=customer["headers"])
+    assert_problem(again, 409, "invalid_state")
+    balance = client.get("/api/v1/me/balance", headers=customer["headers"]).json()
+    assert balance["available_usd"] == "9.00"  # 100 topped up, 29 for the order, 62 for the extension

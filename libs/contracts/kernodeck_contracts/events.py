@@ -300,6 +300,21 @@ class ExtensionPaid(Event):
     extra_days: int
 
 
+class ExtensionPaymentRefused(Event):
+    """Support could not apply a settled payment to an extension (paid already, past its due date, the order
+    over, or the rental refused it): payments credits it to the balance."""
+
+    source = "support"
+    type = "extension_payment_refused"
+
+    extension_id: str
+    order_id: str
+    account_id: str
+    payment_id: str
+    amount_usd_cents: int
+    reason: str
+
+
 class ProvisioningStarted(Event):
     source = "provisioning"
     type = "provisioning_started"
@@ -352,6 +367,18 @@ class RentalExtended(Event):
     account_id: str
     extension_id: str
     ends_at: datetime
+
+
+class RentalExtensionRefused(Event):
+    """A paid extension came for a rental that is over (ended or failed meanwhile): support refunds it."""
+
+    source = "provisioning"
+    type = "rental_extension_refused"
+
+    order_id: str
+    account_id: str
+    extension_id: str
+    reason: str
 
 
 class RentalEnded(Event):
@@ -413,11 +440,13 @@ ALL_EVENTS: tuple[type[Event], ...] = (
     SupportRequestAnswered,
     ExtensionConfirmed,
     ExtensionPaid,
+    ExtensionPaymentRefused,
     ProvisioningStarted,
     RentalReady,
     ProvisioningFailed,
     RentalEnding,
     RentalExtended,
+    RentalExtensionRefused,
     RentalEnded,
     TelegramLinkRequested,
     TelegramUnlinkRequested,

@@ -1,4 +1,4 @@
-"""Paying an order from the balance, on a unit of work (the database's in the service, plain objects in tests)."""
+"""Paying an order or an extension from the balance, on a unit of work (the database's in the service, plain objects in tests)."""
 
 from datetime import datetime
 from typing import Protocol
@@ -7,6 +7,7 @@ from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import BalanceDebited, Event, PaymentSettled
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.units import Units
+from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.ledger.store import debit_customer_for_order
 
@@ -29,21 +30,36 @@ class SqlBalance:
 
 def pay_with_balance(units: Units[BalanceUnit], account_id: str, order: PayableOrder, now: datetime) -> dict:
     """Settle the order from the account's balance, once; orders hears it as any settled payment."""
-    payment_id = f"balance-{order.order_id}"
+    return _settle(units, account_id, order.total_usd_cents, order.order_id, None, now)
+
+
+def pay_extension_with_balance(
+    units: Units[BalanceUnit], account_id: str, extension: PayableExtension, now: datetime
+) -> dict:
+    """Settle a confirmed extension from the account's balance, once; support hears it as any settled payment."""
+    return _settle(units, account_id, extension.price_usd_cents, extension.order_id, extension.extension_id, now)
+
+
+def _settle(
+    units: Units[BalanceUnit], account_id: str, cents: int, order_id: str, extension_id: str | None, now: datetime
+) -> dict:
+    paid_for = extension_id or order_id  # what the debit pays: its ledger reference
+    payment_id = f"balance-{paid_for}"
     with units.transaction() as unit:
-        key = f"balance-payment:{order.order_id}"
-        if not unit.debit_for_order(account_id, order.total_usd_cents, order.order_id, key, now):
-            raise ServiceError(ErrorCode.INVALID_STATE, "this order was already paid from the balance")
+        if not unit.debit_for_order(account_id, cents, paid_for, f"balance-payment:{paid_for}", now):
+            what = "extension" if extension_id else "order"
+            raise ServiceError(ErrorCode.INVALID_STATE, f"this {what} was already paid from the balance")
         unit.emit(
             PaymentSettled(
                 payment_id=payment_id,
-                order_id=order.order_id,
+                order_id=order_id,
+                extension_id=extension_id,
                 account_id=account_id,
-                amount_usd_cents=order.total_usd_cents,
+                amount_usd_cents=cents,
                 method="balance",
             )
         )
         unit.emit(
-            BalanceDebited(account_id=account_id, amount_usd_cents=order.total_usd_cents, order_id=order.order_id)
+            BalanceDebited(account_id=account_id, amount_usd_cents=cents, order_id=order_id, extension_id=extension_id)
         )
-    return {"payment_id": payment_id, "order_id": order.order_id, "amount_usd_cents": order.total_usd_cents}
+    return {"payment_id": payment_id, "order_id": order_id, "extension_id": extension_id, "amount_usd_cents": cents}

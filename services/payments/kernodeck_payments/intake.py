@@ -66,8 +66,10 @@ def open_payment(
     usd_cents: int,
     now: datetime,
     *also: SQLModel,
+    order_id: str | None = None,
 ) -> PaymentIntent:
-    """Record a complete intent (and `also`, the top-up it pays) or refuse: no instructions are ever half made."""
+    """Record a complete intent (and `also`, the top-up it pays) or refuse: no instructions are ever half made.
+    `order_id` is the order an extension's intent extends."""
     with units.transaction() as unit:
         board = unit.board(now)
         for row in also:
@@ -89,6 +91,7 @@ def open_payment(
             purpose=purpose,
             account_id=account_id,
             reference_id=reference_id,
+            order_id=order_id,
             asset=method.asset,
             network=method.network,
             address=address,

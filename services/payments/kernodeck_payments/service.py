@@ -11,6 +11,9 @@ from nameko.rpc import RpcProxy, rpc
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     ChainTransfer,
+    ExtensionConfirmed,
+    ExtensionPaid,
+    ExtensionPaymentRefused,
     OrderCreated,
     OrderStatusChanged,
     PaymentRefused,
@@ -30,9 +33,10 @@ from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_payments import metrics, operator, queries
 from kernodeck_payments.availability import RATE_SYMBOLS, load_board, record_watcher_status, watcher_reports
-from kernodeck_payments.balance import SqlBalance, pay_with_balance
+from kernodeck_payments.balance import SqlBalance, pay_extension_with_balance, pay_with_balance
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
+from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
 from kernodeck_payments.domain.intents import Purpose, TransferState
 from kernodeck_payments.domain.methods import METHODS, find_method
 from kernodeck_payments.domain.orders import PayableOrder, check_payable
@@ -47,6 +51,7 @@ from kernodeck_payments.reporting import report_payment
 from kernodeck_payments.settlement import SqlSettlement, apply_transfer, credit_balance, sweep
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
+from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
 from kernodeck_payments.store.intents import order_intent_ids, pending_topup_cents, transfers_of
 from kernodeck_payments.store.orders import copy_order, payable_order
 from kernodeck_payments.store.tables import Topup
@@ -126,10 +131,33 @@ class PaymentsService:
         payment = self._open(method, Purpose.TOPUP, account_id, topup.id, cents, topup)
         return topup_view(topup, payment)
 
-    def _open(self, method, purpose, account_id, reference_id, usd_cents, *also) -> dict:
+    @rpc(expected_exceptions=ServiceError)
+    def create_extension_payment(self, account_id, extension_id, asset, network) -> dict:
+        """A crypto intent for a confirmed extension (the rental's GPUs are the customer's already: no hold)."""
+        method = find_method(asset, network)
+        extension = self._payable_extension(account_id, extension_id)
+        return self._open(
+            method,
+            Purpose.EXTENSION,
+            account_id,
+            extension.extension_id,
+            extension.price_usd_cents,
+            order_id=extension.order_id,
+        )
+
+    def _open(self, method, purpose, account_id, reference_id, usd_cents, *also, order_id=None) -> dict:
         units = SqlUnits(self.db, lambda tx: SqlIntake(tx, self.settings))
         intent = open_payment(
-            units, self.settings, method, purpose, account_id, reference_id, usd_cents, utcnow(), *also
+            units,
+            self.settings,
+            method,
+            purpose,
+            account_id,
+            reference_id,
+            usd_cents,
+            utcnow(),
+            *also,
+            order_id=order_id,
         )
         metrics.INTENTS_OPENED.labels(method.asset, method.network, purpose).inc()
         return payment_view(intent, [], self.settings.ethereum_chain_id)  # nothing can have arrived yet
@@ -181,14 +209,26 @@ class PaymentsService:
         with self._holding(order, utcnow() + BALANCE_HOLD):
             return pay_with_balance(SqlUnits(self.db, SqlBalance), account_id, order, utcnow())
 
+    @rpc(expected_exceptions=ServiceError)
+    def pay_extension_with_balance(self, account_id, extension_id) -> dict:
+        extension = self._payable_extension(account_id, extension_id)
+        return pay_extension_with_balance(SqlUnits(self.db, SqlBalance), account_id, extension, utcnow())
+
     def _payable_order(self, account_id, order_id) -> PayableOrder:
         """The order from payments' own copy; one just created is waited for a moment (its event is on its way)."""
+        return check_payable(self._copy_of(payable_order, order_id), account_id)
+
+    def _payable_extension(self, account_id, extension_id) -> PayableExtension:
+        """The extension from payments' own copy, likewise waited for a moment after its confirmation."""
+        return check_payable_extension(self._copy_of(payable_extension, extension_id), account_id, utcnow())
+
+    def _copy_of(self, read, key):
         deadline = eventlet.hubs.get_hub().clock() + ORDER_ARRIVAL_S
         while True:
             with self.db.read() as session:
-                order = payable_order(session, order_id) if isinstance(order_id, str) else None
-            if order is not None or eventlet.hubs.get_hub().clock() > deadline:
-                return check_payable(order, account_id)
+                found = read(session, key) if isinstance(key, str) else None
+            if found is not None or eventlet.hubs.get_hub().clock() > deadline:
+                return found
             eventlet.sleep(0.05)
 
     # --- orders ----------------------------------------------------------
@@ -205,6 +245,23 @@ class PaymentsService:
         with self.db.consume(f"orders.{event.type}", event) as tx:
             if tx is not None:
                 copy_order(tx.session, event)
+
+    # --- extensions (support) ---------------------------------------------
+
+    @consumer(ExtensionConfirmed.source, ExtensionConfirmed.type)
+    def on_extension_confirmed(self, payload):
+        event = ExtensionConfirmed.from_message(payload)
+        with self.db.consume("support.extension_confirmed", event) as tx:
+            if tx is not None:
+                copy_extension(tx.session, event)
+
+    @consumer(ExtensionPaid.source, ExtensionPaid.type)
+    def on_extension_paid(self, payload):
+        """Paid: no further payment is opened for it."""
+        event = ExtensionPaid.from_message(payload)
+        with self.db.consume("support.extension_paid", event) as tx:
+            if tx is not None:
+                mark_extension_paid(tx.session, event.extension_id)
 
     # --- operators -------------------------------------------------------
 
@@ -262,8 +319,15 @@ class PaymentsService:
     @consumer(PaymentRefused.source, PaymentRefused.type)
     def on_payment_refused(self, payload):
         """Orders could not use a settled payment (paid already, cancelled): the money goes to the balance."""
-        event = PaymentRefused.from_message(payload)
-        with self._settlement().consume("orders.payment_refused", event) as unit:
+        self._refund(PaymentRefused.from_message(payload))
+
+    @consumer(ExtensionPaymentRefused.source, ExtensionPaymentRefused.type)
+    def on_extension_payment_refused(self, payload):
+        """Support could not use a settled payment (paid already, past due, the rental over): to the balance."""
+        self._refund(ExtensionPaymentRefused.from_message(payload))
+
+    def _refund(self, event: PaymentRefused | ExtensionPaymentRefused) -> None:
+        with self._settlement().consume(f"{event.source}.{event.type}", event) as unit:
             if unit is not None:
                 credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, f"refused:{event.payment_id}")
                 credit_balance(unit, event.account_id, credit, event.payment_id, utcnow())

@@ -204,12 +204,14 @@ def reconcile_intent(unit: SettlementUnit, row: PaymentIntent, now: datetime) ->
         unit.open_review(review.key, review.reason, now, row.id, row.account_id, review.transfer_key)
     if outcome.settles:
         row.settled_at = now
-        if row.purpose == Purpose.ORDER:
-            unit.book_order_payment(row.amount_usd_cents, row.reference_id, f"order-payment:{row.id}", now)
+        if row.purpose in (Purpose.ORDER, Purpose.EXTENSION):
+            unit.book_order_payment(row.amount_usd_cents, row.reference_id, f"{row.purpose}-payment:{row.id}", now)
+            extension = row.purpose == Purpose.EXTENSION
             unit.emit(
                 PaymentSettled(
                     payment_id=row.id,
-                    order_id=row.reference_id,
+                    order_id=row.order_id if extension else row.reference_id,
+                    extension_id=row.reference_id if extension else None,
                     account_id=row.account_id,
                     amount_usd_cents=row.amount_usd_cents,
                     method=f"{row.asset}/{row.network}",

@@ -7,13 +7,18 @@ from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 
 
-def _subject(intent: PaymentIntent) -> dict:
-    """What the intent pays for, as the events name it."""
+def subject(intent: PaymentIntent) -> dict:
+    """What the intent pays for, as the events and the RPC answers name it (an extension with its order)."""
     return {
         "purpose": intent.purpose,
-        "order_id": intent.reference_id if intent.purpose == Purpose.ORDER else None,
-        "topup_id": intent.reference_id if intent.purpose == Purpose.TOPUP else None,
+        "order_id": intent.order_id if intent.purpose == Purpose.EXTENSION else _reference(intent, Purpose.ORDER),
+        "topup_id": _reference(intent, Purpose.TOPUP),
+        "extension_id": _reference(intent, Purpose.EXTENSION),
     }
+
+
+def _reference(intent: PaymentIntent, purpose: Purpose) -> str | None:
+    return intent.reference_id if intent.purpose == purpose else None
 
 
 def instructions_created(intent: PaymentIntent) -> PaymentInstructionsCreated:
@@ -21,7 +26,7 @@ def instructions_created(intent: PaymentIntent) -> PaymentInstructionsCreated:
     return PaymentInstructionsCreated(
         payment_id=intent.id,
         account_id=intent.account_id,
-        **_subject(intent),
+        **subject(intent),
         asset=intent.asset,
         network=intent.network,
         amount=format_amount(intent.amount, method.decimals),
@@ -38,7 +43,7 @@ def status_changed(intent: PaymentIntent, previous: str, transfers: list[ChainTr
     return PaymentStatusChanged(
         payment_id=intent.id,
         account_id=intent.account_id,
-        **_subject(intent),
+        **subject(intent),
         status=intent.status,
         previous_status=previous,
         confirmations=max(counted, default=0),

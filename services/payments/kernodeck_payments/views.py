@@ -3,9 +3,10 @@
 from kernodeck_chains.amounts import format_amount
 from kernodeck_chains.uris import payment_uri
 from kernodeck_kit.types import rfc3339
-from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token
+from kernodeck_payments.domain.intents import TransferState, normalize_token
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewAudit, ReviewItem, Topup
+from kernodeck_payments.tracking import subject
 
 
 def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ethereum_chain_id: int) -> dict:
@@ -19,8 +20,7 @@ def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ether
     return {
         "id": intent.id,
         "purpose": intent.purpose,
-        "order_id": intent.reference_id if intent.purpose == Purpose.ORDER else None,
-        "topup_id": intent.reference_id if intent.purpose == Purpose.TOPUP else None,
+        **subject(intent),
         "account_id": intent.account_id,
         "asset": intent.asset,
         "network": intent.network,

@@ -24,6 +24,9 @@ from sqlmodel import Session
 from kernodeck_contracts.events import (
     ChainTransfer,
     Event,
+    ExtensionConfirmed,
+    ExtensionPaid,
+    ExtensionPaymentRefused,
     OrderCreated,
     OrderStatusChanged,
     TransferConfirmations,
@@ -45,6 +48,9 @@ HANDLERS = {
     WatcherStatus: "on_watcher_status",
     OrderCreated: "on_order_created",
     OrderStatusChanged: "on_order_status_changed",
+    ExtensionConfirmed: "on_extension_confirmed",
+    ExtensionPaid: "on_extension_paid",
+    ExtensionPaymentRefused: "on_extension_payment_refused",
 }
 
 # The mainnet token contracts (EIP-55 case for Ethereum), as the watchers report them.

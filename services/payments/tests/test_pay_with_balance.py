@@ -6,7 +6,8 @@ import pytest
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import BalanceDebited, PaymentSettled
-from kernodeck_payments.balance import pay_with_balance
+from kernodeck_payments.balance import pay_extension_with_balance, pay_with_balance
+from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.orders import PayableOrder
 from services.payments.tests.memory import balance_units
 
@@ -19,6 +20,7 @@ def test_an_order_paid_from_the_balance_is_settled_once():
     assert pay_with_balance(units, "acc1", ORDER, T0) == {
         "payment_id": "balance-o1",
         "order_id": "o1",
+        "extension_id": None,
         "amount_usd_cents": 18_900,
     }
     with pytest.raises(ServiceError) as caught:
@@ -54,4 +56,21 @@ def test_a_balance_short_of_the_total_pays_nothing(available):
 def test_exactly_the_total_pays():
     units = balance_units(acc1=18_900)
     pay_with_balance(units, "acc1", ORDER, T0)
+    assert units.state.available == {"acc1": 0}
+
+
+def test_an_extension_paid_from_the_balance_names_its_order_and_is_paid_once():
+    units = balance_units(acc1=50_000)
+    extension = PayableExtension("x1", "o1", "acc1", 42_000, T0)
+    assert pay_extension_with_balance(units, "acc1", extension, T0)["payment_id"] == "balance-x1"
+    with pytest.raises(ServiceError) as caught:
+        pay_extension_with_balance(units, "acc1", extension, T0)
+    assert caught.value.detail == "this extension was already paid from the balance"
+    assert units.state.available == {"acc1": 8_000}
+    [settled] = units.of(PaymentSettled)
+    assert (settled.order_id, settled.extension_id, settled.amount_usd_cents) == ("o1", "x1", 42_000)
+    [debited] = units.of(BalanceDebited)
+    assert (debited.order_id, debited.extension_id) == ("o1", "x1")
+    # the order's own payment from the balance is another debit: both are taken
+    pay_with_balance(units, "acc1", PayableOrder("o1", "acc1", "awaiting_payment", 8_000), T0)
     assert units.state.available == {"acc1": 0}

@@ -19,6 +19,7 @@ from kernodeck_contracts.events import (
     RentalEnded,
     RentalEnding,
     RentalExtended,
+    RentalExtensionRefused,
     RentalReady,
 )
 from kernodeck_contracts.ssh_keys import InvalidSshKey, canonical_ssh_key
@@ -380,7 +381,15 @@ def extension_paid(uow: UnitOfWork, order_id: str, extension_id: str, extra_days
     rental = _locked_rental(uow, order_id)
     if rental is None:
         raise OrderNotYetKnown(order_id)
-    if not extend_term(rental, extension_id, extra_days):
+    try:
+        if not extend_term(rental, extension_id, extra_days):
+            return False
+    except ServiceError:  # over before the paid extension reached it: support refunds it
+        uow.emit(
+            RentalExtensionRefused(
+                order_id=order_id, account_id=rental.account_id, extension_id=extension_id, reason=rental.status
+            )
+        )
         return False
     if rental.ends_at is not None:
         rental.warned_hours = tuple(h for h in rental.warned_hours if rental.ends_at - now <= timedelta(hours=h))

@@ -13,6 +13,7 @@ from kernodeck_contracts.events import (
     RentalEnded,
     RentalEnding,
     RentalExtended,
+    RentalExtensionRefused,
     RentalReady,
 )
 from kernodeck_provisioning import usecases
@@ -310,6 +311,17 @@ def test_a_paid_extension_moves_the_end_once(store):
     assert store.rentals["o1"].ends_at == ends_at + timedelta(days=7)
     (extended,) = of_type(store, RentalExtended)
     assert extended.ends_at == ends_at + timedelta(days=7)
+
+
+def test_an_extension_paid_once_the_rental_ended_is_refused_for_a_refund(store):
+    add_node(store)
+    paid(store, days=3)
+    rental = deliver(store)
+    run(store, usecases.ended, "o1", rental.ends_at)
+    assert run(store, usecases.extension_paid, "o1", "x1", 7, rental.ends_at) is False
+    (refused,) = of_type(store, RentalExtensionRefused)
+    assert (refused.extension_id, refused.reason) == ("x1", "ended")
+    assert store.rentals["o1"].ends_at == rental.ends_at and of_type(store, RentalExtended) == []
 
 
 def test_an_extension_paid_before_delivery_counts_from_the_start(store):

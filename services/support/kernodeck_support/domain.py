@@ -25,8 +25,9 @@ LIMITS = {
 MAX_DUE_AHEAD = timedelta(days=60)
 # When something failed may be given a little ahead of our clock (the customer's clock is not ours).
 CLOCK_SKEW = timedelta(minutes=5)
-# Orders an extension can be asked for: paid and not over. Ended, cancelled, failed or unpaid ones cannot.
-EXTENDABLE = ("paid", "provisioning", "ready")
+# An extension lengthens a live rental: the order is ready and its end ahead. Unpaid, still being
+# delivered, ended, cancelled or failed orders cannot be extended.
+EXTENDABLE = ("ready",)
 # Control characters other than tab and newlines: nothing a person types, and PostgreSQL refuses NUL.
 _CONTROL = {chr(c) for c in range(32)} - {"\t", "\n", "\r"} | {"\x7f"}
 
@@ -167,7 +168,7 @@ def text_problem(value, limit: int, required: bool = False) -> str | None:
 
 
 def check_extendable(order: dict, now: datetime) -> None:
-    """An extension needs a paid order that is not over: not ended, cancelled, failed, nor past its end."""
+    """An extension needs a live rental: a ready order before its end."""
     ends_at = (order.get("rental") or {}).get("ends_at")
     if order["status"] not in EXTENDABLE:
         raise ServiceError(ErrorCode.INVALID_STATE, f"an order that is {order['status']} cannot be extended")
@@ -207,14 +208,18 @@ def move_extension(extension: Extension, target: ExtensionStatus, now: datetime)
     extension.updated_at = now
 
 
-def payable_refusal(extension: Extension | None, now: datetime) -> str | None:
-    """Why a payment for this extension cannot be taken now, or None."""
+def payable_refusal(extension: Extension | None, order: dict, now: datetime) -> str | None:
+    """Why a settled payment cannot pay this extension of `order` (as orders shows it), or None."""
     if extension is None:
         return "unknown_extension"
     if extension.status != ExtensionStatus.CONFIRMED:
         return f"extension_{extension.status}"
     if now > extension.due_by:
         return "past_due_date"
+    try:
+        check_extendable(order, now)
+    except ServiceError:
+        return f"order_{order['status']}" if order["status"] not in EXTENDABLE else "rental_over"
     return None
 
 

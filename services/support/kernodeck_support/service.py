@@ -5,7 +5,9 @@ from uuid import uuid4
 from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import PaymentSettled, RentalExtended, RentalExtensionRefused
 from kernodeck_contracts.rpc import Quote
+from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.types import utcnow
@@ -94,3 +96,23 @@ class SupportService:
     @rpc(expected_exceptions=ServiceError)
     def refuse_extension(self, operator_id, request_id, reason) -> dict:
         return request_view(use_cases.refuse_extension(self.units, operator_id, request_id, reason, utcnow()), True)
+
+    # --- extensions paid and applied ------------------------------------------
+
+    @consumer(PaymentSettled.source, PaymentSettled.type)
+    def on_payment_settled(self, payload) -> None:
+        event = PaymentSettled.from_message(payload)
+        if event.extension_id is None:
+            return  # an order's payment: orders applies it
+        paid = use_cases.extension_payment_settled(self.units, event, utcnow(), self._order_of)
+        metrics.EXTENSIONS.labels("paid" if paid else "refunded").inc()
+
+    @consumer(RentalExtended.source, RentalExtended.type)
+    def on_rental_extended(self, payload) -> None:
+        use_cases.extension_applied(self.units, RentalExtended.from_message(payload), utcnow())
+        metrics.EXTENSIONS.labels("applied").inc()
+
+    @consumer(RentalExtensionRefused.source, RentalExtensionRefused.type)
+    def on_rental_extension_refused(self, payload) -> None:
+        use_cases.extension_not_applied(self.units, RentalExtensionRefused.from_message(payload), utcnow())
+        metrics.EXTENSIONS.labels("refunded").inc()

@@ -13,6 +13,11 @@ from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import (
     Event,
     ExtensionConfirmed,
+    ExtensionPaid,
+    ExtensionPaymentRefused,
+    PaymentSettled,
+    RentalExtended,
+    RentalExtensionRefused,
     SupportRequestAnswered,
     SupportRequestOpened,
 )
@@ -29,6 +34,8 @@ from kernodeck_support.domain import (
     check_extendable,
     check_request,
     decide,
+    move_extension,
+    payable_refusal,
 )
 from kernodeck_support.paging import Position, check_limit, decode_cursor, encode_cursor
 
@@ -183,6 +190,77 @@ def order_extensions(units: Units[SupportUnit], account_id: str, order_ids: list
     """The confirmed extensions of the account's orders among `order_ids`."""
     with units.transaction() as unit:
         return [e for e in unit.extensions_of(order_ids) if e.account_id == account_id]
+
+
+def extension_payment_settled(
+    units: Units[SupportUnit], event: PaymentSettled, now: datetime, order_of: OrderOf
+) -> bool:
+    """A settled payment for an extension: paid (provisioning moves the end) when the extension is still
+    confirmed, within its due date, for a live rental; else the money goes back to the balance. True when paid."""
+    try:
+        order = order_of(event.account_id, event.order_id)
+    except ServiceError as missing:
+        if missing.code != ErrorCode.NOT_FOUND:
+            raise
+        order = {"status": "unknown", "rental": None}
+    with units.consume("payments.payment_settled", event) as unit:
+        if unit is None:
+            return False
+        extension = unit.get_extension(event.extension_id, lock=True)
+        if extension is not None and extension.account_id != event.account_id:
+            extension = None
+        refusal = payable_refusal(extension, order, now)
+        if refusal is not None:
+            if extension is not None and extension.status == ExtensionStatus.CONFIRMED:
+                move_extension(extension, ExtensionStatus.REFUNDED, now)  # its due date or its rental is over
+                unit.save_extension(extension)
+            unit.emit(_refused(event.extension_id, event, event.payment_id, event.amount_usd_cents, refusal))
+            return False
+        move_extension(extension, ExtensionStatus.PAID, now)
+        extension.payment_id = event.payment_id
+        unit.save_extension(extension)
+        unit.emit(
+            ExtensionPaid(
+                extension_id=extension.id,
+                order_id=extension.order_id,
+                account_id=extension.account_id,
+                extra_days=extension.extra_days,
+            )
+        )
+        return True
+
+
+def extension_applied(units: Units[SupportUnit], event: RentalExtended, now: datetime) -> None:
+    """Provisioning moved the rental's end."""
+    with units.consume("provisioning.rental_extended", event) as unit:
+        extension = unit.get_extension(event.extension_id, lock=True) if unit is not None else None
+        if extension is not None and extension.status == ExtensionStatus.PAID:
+            move_extension(extension, ExtensionStatus.APPLIED, now)
+            unit.save_extension(extension)
+
+
+def extension_not_applied(units: Units[SupportUnit], event: RentalExtensionRefused, now: datetime) -> None:
+    """The rental was over when the paid extension reached it: what was paid goes back to the balance."""
+    with units.consume("provisioning.rental_extension_refused", event) as unit:
+        extension = unit.get_extension(event.extension_id, lock=True) if unit is not None else None
+        if extension is None or extension.status != ExtensionStatus.PAID:
+            return
+        move_extension(extension, ExtensionStatus.REFUNDED, now)
+        unit.save_extension(extension)
+        reason = f"rental_{event.reason}"
+        unit.emit(_refused(extension.id, extension, extension.payment_id, extension.price_usd_cents, reason))
+
+
+def _refused(extension_id: str, of, payment_id: str, cents: int, reason: str) -> ExtensionPaymentRefused:
+    """Give `cents` paid by `payment_id` back to the balance; `of` names the order and account."""
+    return ExtensionPaymentRefused(
+        extension_id=extension_id,
+        order_id=of.order_id,
+        account_id=of.account_id,
+        payment_id=payment_id,
+        amount_usd_cents=cents,
+        reason=reason,
+    )
 
 
 def _reply(unit: SupportUnit, request: SupportRequest, operator_id: str, text, now: datetime) -> None:

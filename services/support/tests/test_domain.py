@@ -123,11 +123,9 @@ def order(status="ready", ends_at="2026-12-04T12:00:00Z") -> dict:
     return {"status": status, "rental": {"ends_at": ends_at} if ends_at else None}
 
 
-def test_only_a_paid_order_that_is_not_over_is_extendable():
-    for status in ("paid", "provisioning"):
-        check_extendable(order(status, None), NOW)
+def test_only_a_live_rental_is_extendable():
     check_extendable(order(), NOW)
-    for status in ("awaiting_payment", "ended", "cancelled", "failed"):
+    for status in ("awaiting_payment", "paid", "provisioning", "ended", "cancelled", "failed"):
         with pytest.raises(ServiceError) as caught:
             check_extendable(order(status, None), NOW)
         assert caught.value.code == ErrorCode.INVALID_STATE
@@ -164,10 +162,12 @@ def test_an_extension_moves_forward_only():
         move_extension(extension, ExtensionStatus.PAID, NOW)
 
 
-def test_an_extension_is_payable_while_confirmed_up_to_its_due_date():
+def test_an_extension_is_payable_while_confirmed_up_to_its_due_date_and_the_rental_is_live():
     extension = Extension("x1", "r1", "o1", "a1", 7, 42000, NOW, ExtensionStatus.CONFIRMED, NOW, NOW)
-    assert payable_refusal(extension, NOW) is None
-    assert payable_refusal(extension, NOW + timedelta(seconds=1)) == "past_due_date"
-    assert payable_refusal(None, NOW) == "unknown_extension"
+    assert payable_refusal(extension, order(), NOW) is None
+    assert payable_refusal(extension, order(), NOW + timedelta(seconds=1)) == "past_due_date"
+    assert payable_refusal(extension, order("ended", None), NOW) == "order_ended"
+    assert payable_refusal(extension, order(ends_at="2026-12-01T12:00:00Z"), NOW) == "rental_over"
+    assert payable_refusal(None, order(), NOW) == "unknown_extension"
     extension.status = ExtensionStatus.PAID
-    assert payable_refusal(extension, NOW) == "extension_paid"
+    assert payable_refusal(extension, order(), NOW) == "extension_paid"

@@ -5,7 +5,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_contracts.events import ExtensionConfirmed, SupportRequestAnswered, SupportRequestOpened
+from kernodeck_contracts.events import (
+    ExtensionConfirmed,
+    ExtensionPaid,
+    ExtensionPaymentRefused,
+    PaymentSettled,
+    RentalExtended,
+    RentalExtensionRefused,
+    SupportRequestAnswered,
+    SupportRequestOpened,
+)
 from kernodeck_support import use_cases
 from services.support.tests.memory import memory_units
 
@@ -80,7 +89,7 @@ def test_nothing_is_stored_for_a_secret_or_another_customers_order(units, orders
     assert units.state.requests == {} and units.emitted == []
 
 
-@pytest.mark.parametrize("status", ["ended", "cancelled", "failed", "awaiting_payment"])
+@pytest.mark.parametrize("status", ["ended", "cancelled", "failed", "awaiting_payment", "paid", "provisioning"])
 def test_an_extension_of_an_order_that_is_over_or_unpaid_is_refused(units, orders, status):
     orders.add("o1", "alice", status=status, ends_at=None)
     with pytest.raises(ServiceError) as caught:
@@ -178,3 +187,72 @@ def test_a_refused_extension_is_answered_with_the_reason(units, orders):
     question = open_(units, orders)
     with pytest.raises(ServiceError):
         use_cases.refuse_extension(units, "op1", question.id, "no", NOW)
+
+
+def settled(extension_id="x1", payment_id="pay1", cents=84000, account_id="alice") -> PaymentSettled:
+    return PaymentSettled(
+        payment_id=payment_id, order_id="o1", extension_id=extension_id, account_id=account_id,
+        amount_usd_cents=cents, method="balance",
+    )  # fmt: skip
+
+
+@pytest.fixture
+def confirmed(units, orders):
+    request = open_(units, orders, "extension", "7 more days", extra_days=7, due_by=DUE)
+    return confirm(units, orders, request.id)
+
+
+def refunds(units) -> list[tuple[str, int, str]]:
+    return [(e.payment_id, e.amount_usd_cents, e.reason) for e in units.of(ExtensionPaymentRefused)]
+
+
+def test_a_paid_extension_is_announced_once_and_applied_when_the_rental_moves(units, orders, confirmed):
+    payment = settled()
+    assert use_cases.extension_payment_settled(units, payment, NOW, orders) is True
+    assert use_cases.extension_payment_settled(units, payment, NOW, orders) is False  # redelivered
+    (paid,) = units.of(ExtensionPaid)
+    assert (paid.extension_id, paid.order_id, paid.extra_days) == ("x1", "o1", 7)
+    assert units.state.extensions["x1"].status == "paid" and units.state.extensions["x1"].payment_id == "pay1"
+    moved = RentalExtended(order_id="o1", account_id="alice", extension_id="x1", ends_at=NOW + timedelta(days=10))
+    use_cases.extension_applied(units, moved, NOW)
+    assert units.state.extensions["x1"].status == "applied" and refunds(units) == []
+
+
+def test_a_second_payment_of_a_paid_extension_goes_back_to_the_balance(units, orders, confirmed):
+    use_cases.extension_payment_settled(units, settled(), NOW, orders)
+    assert use_cases.extension_payment_settled(units, settled(payment_id="pay2"), NOW, orders) is False
+    assert refunds(units) == [("pay2", 84000, "extension_paid")]
+    assert units.state.extensions["x1"].status == "paid" and len(units.of(ExtensionPaid)) == 1
+
+
+def test_a_payment_past_the_due_date_or_once_the_order_is_over_is_refunded(units, orders, confirmed):
+    late = datetime(2026, 12, 3, 12, 0, 1, tzinfo=UTC)
+    assert use_cases.extension_payment_settled(units, settled(), late, orders) is False
+    assert refunds(units) == [("pay1", 84000, "past_due_date")]
+    assert units.state.extensions["x1"].status == "refunded"
+    orders.add("o1", "alice", status="ended")
+    use_cases.extension_payment_settled(units, settled(extension_id="nope", payment_id="pay3"), NOW, orders)
+    assert refunds(units)[-1] == ("pay3", 84000, "unknown_extension")
+    assert units.of(ExtensionPaid) == []
+
+
+def test_a_payment_for_an_order_that_ended_is_refunded(units, orders, confirmed):
+    orders.add("o1", "alice", status="ended")
+    use_cases.extension_payment_settled(units, settled(), NOW, orders)
+    assert refunds(units) == [("pay1", 84000, "order_ended")]
+
+
+def test_another_accounts_payment_does_not_pay_the_extension(units, orders, confirmed):
+    orders.add("o1", "bob")  # as orders would answer bob about his own order o1
+    use_cases.extension_payment_settled(units, settled(account_id="bob"), NOW, orders)
+    assert refunds(units) == [("pay1", 84000, "unknown_extension")]
+    assert units.state.extensions["x1"].status == "confirmed"
+
+
+def test_a_paid_extension_the_rental_refused_is_refunded_once(units, orders, confirmed):
+    use_cases.extension_payment_settled(units, settled(), NOW, orders)
+    refused = RentalExtensionRefused(order_id="o1", account_id="alice", extension_id="x1", reason="ended")
+    use_cases.extension_not_applied(units, refused, NOW)
+    use_cases.extension_not_applied(units, refused, NOW)
+    assert refunds(units) == [("pay1", 84000, "rental_ended")]
+    assert units.state.extensions["x1"].status == "refunded"

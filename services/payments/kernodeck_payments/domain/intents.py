@@ -21,6 +21,7 @@ class IntentStatus(StrEnum):
 class Purpose(StrEnum):
     ORDER = "order"
     TOPUP = "topup"
+    EXTENSION = "extension"
 
 
 class TransferState(StrEnum):
@@ -43,7 +44,7 @@ class Intent:
     id: str
     purpose: Purpose
     account_id: str
-    reference_id: str  # the order id or the top-up id
+    reference_id: str  # the order id, the top-up id or the extension id
     asset: str
     network: str
     address: str

@@ -19,9 +19,10 @@ class PaymentIntent(SQLModel, table=True):
     __tablename__ = "payment_intents"
 
     id: str = Field(primary_key=True, max_length=32)
-    purpose: str = Field(max_length=8)
+    purpose: str = Field(max_length=16)
     account_id: str = Field(max_length=64, index=True)
-    reference_id: str = Field(max_length=64, index=True)  # order id or top-up id
+    reference_id: str = Field(max_length=64, index=True)  # order id, top-up id or extension id
+    order_id: str | None = Field(default=None, max_length=32)  # the order an extension's intent extends
     asset: str = Field(max_length=8)
     network: str = Field(max_length=16)
     address: str = Field(max_length=128)  # as shown to the customer (EIP-55 case on Ethereum)
@@ -149,3 +150,16 @@ class PayableOrderRow(SQLModel, table=True):
     expires_at: datetime | None = _maybe_at()
     model_id: str | None = Field(default=None, max_length=32)
     total_gpus: int | None = None
+
+
+class PayableExtensionRow(SQLModel, table=True):
+    """Payments' copy of a confirmed extension, from support's events (domain/extensions.py)."""
+
+    __tablename__ = "payable_extensions"
+
+    extension_id: str = Field(primary_key=True, max_length=32)
+    order_id: str = Field(max_length=32)
+    account_id: str = Field(max_length=64)
+    price_usd_cents: int
+    due_by: datetime = _at()
+    paid: bool = False

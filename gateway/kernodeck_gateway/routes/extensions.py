@@ -1,0 +1,32 @@
+"""Paying a confirmed extension, like an order: a crypto intent, or the balance."""
+
+from fastapi import APIRouter
+
+from kernodeck_gateway.auth import CurrentCaller, Rpc
+from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.responses import ExtensionPayment, Order
+from kernodeck_gateway.routes.orders import with_payments
+from kernodeck_gateway.schemas import PaymentMethodChoice, present_payment
+
+router = APIRouter(prefix="/api/v1/extensions", tags=["orders"])
+
+
+@router.post("/{extension_id}/payments", status_code=201, responses=refusals(404, 409))
+async def create_extension_payment(
+    extension_id: str, body: PaymentMethodChoice, caller: CurrentCaller, rpc: Rpc
+) -> ExtensionPayment:
+    """A crypto payment intent for the extension's price; 409 once it is paid or past its due date."""
+    payment = await rpc.call(
+        "payments", "create_extension_payment", caller.account_id, extension_id, body.asset, body.network
+    )
+    return present_payment(payment)
+
+
+@router.post("/{extension_id}/pay-with-balance", responses=refusals(404, 409))
+async def pay_extension_with_balance(extension_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
+    """Debit the balance (409 `insufficient_balance` when short) and answer with the extension's order; its end
+    moves once provisioning has applied the extension (the timeline says so)."""
+    paid = await rpc.call("payments", "pay_extension_with_balance", caller.account_id, extension_id)
+    return await with_payments(
+        rpc, caller.account_id, await rpc.call("orders", "get_order", caller.account_id, paid["order_id"])
+    )
