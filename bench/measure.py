@@ -50,10 +50,13 @@ async def bearer_for_new_customer(url: str) -> dict:
     """The Authorization header of a customer account opened for the run."""
     email, password = f"bench-{uuid.uuid4().hex[:8]}@example.org", "benchmark password 0123"
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-        await client.post(
+        registered = await client.post(
             "/api/v1/accounts", json={"first_name": "B", "last_name": "M", "email": email, "password": password}
         )
-        token = (await client.post("/api/v1/sessions", json={"email": email, "password": password})).json()["token"]
+        session = await client.post("/api/v1/sessions", json={"email": email, "password": password})
+        if session.status_code != 201:
+            raise RuntimeError(f"no customer: {registered.status_code} {registered.text}; {session.text}")
+        token = session.json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
         # The key installed on the nodes of the orders it pays, so that they are delivered.
         await client.put("/api/v1/me/ssh-key", json={"ssh_public_key": TEST_ACCOUNT_KEY}, headers=auth)

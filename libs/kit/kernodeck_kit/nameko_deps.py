@@ -47,7 +47,8 @@ class Settings(DependencyProvider):
 class Database(DependencyProvider):
     """Gives workers the service's `Store` and runs the outbox relay.
 
-    Reads DATABASE_URL, AMQP_URI and OUTBOX_RELAY_INTERVAL_S from the nameko
+    Reads DATABASE_URL, AMQP_URI, OUTBOX_RELAY_INTERVAL_S, OUTBOX_RETENTION_DAYS and
+    PROCESSED_EVENTS_RETENTION_DAYS (the relay prunes both hourly) from the nameko
     config that the runner (or a test) builds. Events leave under the service's
     name unless `source` names another (every chain watcher speaks as "chain").
     """
@@ -60,6 +61,7 @@ class Database(DependencyProvider):
         self.engine = make_engine(config["DATABASE_URL"])
         self.interval = float(config.get("OUTBOX_RELAY_INTERVAL_S", 2.0))
         self.retention = timedelta(days=float(config.get("OUTBOX_RETENTION_DAYS", 7)))
+        self.processed_retention = timedelta(days=float(config.get("PROCESSED_EVENTS_RETENTION_DAYS", 30)))
         source = self.source or self.container.service_name
         self.relay = OutboxRelay(self.engine, source, amqp_publisher(config["AMQP_URI"]))
         self.store = Store(self.engine, source, self.relay)
@@ -85,6 +87,7 @@ class Database(DependencyProvider):
                 self.relay.publish_pending(older_than=timedelta(seconds=self.interval))
                 if time.monotonic() - last_prune > PRUNE_EVERY_S:
                     self.relay.prune(sent_before=utcnow() - self.retention)
+                    self.store.prune_processed(utcnow() - self.processed_retention)
                     last_prune = time.monotonic()
             except Exception:
                 log.exception("outbox relay pass failed")

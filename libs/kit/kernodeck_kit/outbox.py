@@ -15,7 +15,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from kombu import Exchange
 from nameko.amqp.publish import Publisher, UndeliverableMessage
@@ -194,6 +194,19 @@ class Store:
             else:
                 metrics.EVENTS_DUPLICATE.labels(self.source, consumer).inc()
                 yield None
+
+    def prune_processed(self, processed_before: datetime) -> int:
+        """Forget which events were applied before `processed_before`. A delivery comes again only
+        within minutes (a requeue, the relay's retry), so a retention of weeks keeps every consumer
+        idempotent while the table stays bounded."""
+        with Session(self.engine) as session:
+            removed = session.execute(
+                delete(ProcessedEvent).where(ProcessedEvent.processed_at < processed_before)
+            ).rowcount
+            session.commit()
+        if removed:
+            log.info("processed events pruned", extra={"removed": removed})
+        return removed
 
     @contextmanager
     def read(self) -> Iterator[Session]:

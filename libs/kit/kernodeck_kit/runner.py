@@ -19,6 +19,7 @@ def nameko_config(settings: ServiceSettings) -> dict:
         "DATABASE_URL": settings.resolved_database_url(),
         "OUTBOX_RELAY_INTERVAL_S": settings.outbox_relay_interval_s,
         "OUTBOX_RETENTION_DAYS": settings.outbox_retention_days,
+        "PROCESSED_EVENTS_RETENTION_DAYS": settings.processed_events_retention_days,
     }
 
 

@@ -32,6 +32,8 @@ class BaseServiceSettings(BaseSettings):
     database_url: str = ""
     metrics_port: int = 0
     metrics_host: str = "127.0.0.1"
+    # Which events a consumer has applied is kept this long, then forgotten (hourly).
+    processed_events_retention_days: float = Field(30, gt=0)
 
     @field_validator("amqp_uri")
     @classmethod

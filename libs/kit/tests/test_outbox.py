@@ -19,7 +19,7 @@ from kernodeck_kit import metrics, nameko_deps
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.outbox import OutboxRelay, Store
-from kernodeck_kit.tables import OutboxMessage
+from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_kit.types import utcnow
 
@@ -191,6 +191,39 @@ def test_the_relay_prunes_on_its_first_pass_even_right_after_boot(container_fact
     monkeypatch.setattr(OutboxRelay, "prune", lambda _relay, sent_before: pruned.append(sent_before) or 0)
     container_factory(Producer, {**config, "OUTBOX_RELAY_INTERVAL_S": 0.05}).start()
     wait_until(lambda: pruned)
+
+
+def test_processed_events_are_forgotten_after_their_retention_and_not_before(config):
+    engine = make_engine(config["DATABASE_URL"])
+    store = Store(engine, "consumer", relay=None)
+    old, recent = order_created("o-8"), order_created("o-9")
+    for event in (old, recent):
+        with store.consume("order_created", event) as tx:
+            assert tx is not None
+    with Session(engine) as session:
+        session.execute(
+            update(ProcessedEvent)
+            .values(processed_at=utcnow() - timedelta(days=31))
+            .where(ProcessedEvent.event_id == old.event_id)
+        )
+        session.commit()
+    assert store.prune_processed(utcnow() - timedelta(days=31, seconds=1)) == 0
+    assert store.prune_processed(utcnow() - timedelta(days=30)) == 1
+    with Session(engine) as session:
+        assert session.exec(select(ProcessedEvent.event_id)).all() == [recent.event_id]
+    with store.consume("order_created", recent) as tx:
+        assert tx is None  # still remembered: a redelivery changes nothing
+    engine.dispose()
+
+
+def test_the_relay_prunes_processed_events_past_the_configured_retention(container_factory, config, monkeypatch):
+    pruned = []
+    monkeypatch.setattr(Store, "prune_processed", lambda _store, before: pruned.append(before) or 0)
+    container_factory(
+        Producer, {**config, "OUTBOX_RELAY_INTERVAL_S": 0.05, "PROCESSED_EVENTS_RETENTION_DAYS": 2}
+    ).start()
+    wait_until(lambda: pruned)
+    assert abs(pruned[0] - (utcnow() - timedelta(days=2))) < timedelta(minutes=1)
 
 
 def test_the_relay_reports_the_backlog_and_the_age_of_its_oldest_row(config):

@@ -114,8 +114,10 @@ async def _run_bot(bot: Bot, db: Store, settings: NotifySettings, pacer: Pacer, 
 
 async def _prune(db: Store, settings: NotifySettings) -> None:
     retention = timedelta(days=settings.delivery_retention_days)
+    processed_retention = timedelta(days=settings.processed_events_retention_days)
     while True:
         now = utcnow()
+        await in_thread(db.prune_processed, now - processed_retention)
         pruned = await in_thread(in_transaction, db, store.prune, now - retention)
         await in_thread(in_transaction, db, store.prune_tokens, now - TOKENS_KEPT_AFTER_EXPIRY)
         if pruned:
