@@ -3,9 +3,9 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources services/catalog services/accounts services/orders services/payments services/chain-watchers services/provisioning services/notify services/support gateway
+PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources services/catalog services/accounts services/orders services/payments services/chain-watchers services/provisioning services/notify services/support gateway admin
 STAMP := $(VENV)/.installed
-PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml)
+PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml admin/pyproject.toml)
 
 .PHONY: install run test test-services test-http lint bench clean
 
@@ -33,7 +33,7 @@ test-services:
 	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration --ignore=services/notify
 
 test-http:
-	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/devnet infra/prometheus infra/grafana
+	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/devnet infra/prometheus infra/grafana admin
 
 lint:
 	$(BIN)/ruff check .

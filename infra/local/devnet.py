@@ -174,7 +174,7 @@ class Devnet:
         pool = self.run_dir / "solana-pool.txt"
         pool.write_text("\n".join(dev_solana_addresses()) + "\n")
         done = subprocess.run(
-            [str(BIN / "kernodeck-payments-admin"), "import-solana-addresses", str(pool)],
+            [str(BIN / "kernodeck-admin"), "payments", "import-solana-addresses", str(pool)],
             env=env,
             capture_output=True,
             text=True,

@@ -74,13 +74,13 @@ def local_hosts(
 
 
 def register(hosts: dict[str, TestHost], env: dict[str, str]) -> list[str]:
-    """Add each host as a node through `kernodeck-provisioning-admin` (a host known already is left as it is)."""
+    """Add each host as a node through `kernodeck-admin nodes` (a host known already is left as it is)."""
 
     def add(item) -> str:
         model, host, port = item
         done = subprocess.run(
             [
-                str(BIN / "kernodeck-provisioning-admin"), "add-node", "--host", host.host, "--port", str(port),
+                str(BIN / "kernodeck-admin"), "nodes", "add-node", "--host", host.host, "--port", str(port),
                 "--host-key", host.host_key, "--model", model, "--gpus", str(host.gpus), "--note", "local test host",
             ],
             env={**os.environ, **env}, capture_output=True, text=True, timeout=120,

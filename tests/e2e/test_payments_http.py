@@ -85,7 +85,7 @@ def eventually(read, until, timeout: float = 10.0):
 def new_operator(stack, client) -> dict:
     operator = new_customer(client)
     granted = subprocess.run(
-        [str(BIN / "kernodeck-accounts-admin"), "grant-operator", operator["email"]],
+        [str(BIN / "kernodeck-admin"), "accounts", "grant-operator", operator["email"]],
         env=stack.process("accounts").env,
         capture_output=True,
         text=True,

@@ -112,7 +112,7 @@ def test_the_operator_command_answers_and_sees_the_payments_of_a_paid_twice_ques
     assert all(p["transfers"] == [] for p in seen["order"]["payments"])
 
     def admin(*args):
-        done = subprocess.run([str(BIN / "kernodeck-support-admin"), *args], env=stack.process("support").env,
+        done = subprocess.run([str(BIN / "kernodeck-admin"), "support", *args], env=stack.process("support").env,
                               capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)

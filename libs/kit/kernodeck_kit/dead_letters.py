@@ -6,7 +6,7 @@ where it came from (`x-kernodeck-exchange`, `x-kernodeck-routing-key`,
 process) sets its own aside by rejecting them into the same-named queue,
 where the broker records the origin in `x-death`; both kinds are read here.
 
-`peek`, `replay` and `drop` are what `kernodeck-dead-letters` runs: a
+`peek`, `replay` and `drop` are what `kernodeck-admin dead-letters` runs: a
 replayed message goes back to the queue it failed in (by the default
 exchange, its origin in the headers) with its delivery count reset.
 """

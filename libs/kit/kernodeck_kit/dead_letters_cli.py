@@ -1,4 +1,4 @@
-"""`kernodeck-dead-letters list|replay|drop SERVICE [ID...]`: an operator's hands on a service's dead letters."""
+"""`kernodeck-admin dead-letters list|replay|drop SERVICE [ID...]`: an operator's hands on a service's dead letters."""
 
 import argparse
 import json
@@ -12,7 +12,7 @@ DEFAULT_AMQP_URI = "amqp://guest:guest@127.0.0.1:5672/"
 
 
 def parser() -> argparse.ArgumentParser:
-    cli = argparse.ArgumentParser(prog="kernodeck-dead-letters", description=__doc__)
+    cli = argparse.ArgumentParser(prog="kernodeck-admin dead-letters", description=__doc__)
     cli.add_argument("--amqp-uri", default=os.environ.get("AMQP_URI", DEFAULT_AMQP_URI), help="default: $AMQP_URI")
     commands = cli.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="one JSON line per dead letter, oldest first; none is removed")

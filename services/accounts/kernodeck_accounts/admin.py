@@ -1,4 +1,4 @@
-"""`kernodeck-accounts-admin`: operator chores. The operator role is set here, never over RPC."""
+"""`kernodeck-admin accounts`: operator chores. The operator role is set here, never over RPC."""
 
 import argparse
 import sys
@@ -12,7 +12,7 @@ from kernodeck_kit.outbox import Store
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kernodeck-accounts-admin", description="Kernodeck accounts administration")
+    parser = argparse.ArgumentParser(prog="kernodeck-admin accounts", description="Kernodeck accounts administration")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("grant-operator", help="give an account the operator role").add_argument("email")
     commands.add_parser("revoke-operator", help="take the operator role from an account").add_argument("email")

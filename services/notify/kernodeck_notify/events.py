@@ -6,7 +6,7 @@ durable queue of its own, `notify.events`, to every event it reads, and
 takes them one at a time, in the order they arrived. An event that cannot be
 read (a malformed body, a newer schema), or whose values the database
 refuses for good, is set aside in `notify.dead-letters` for an operator
-instead of blocking the queue; `kernodeck-dead-letters` (the kit's) lists,
+instead of blocking the queue; `kernodeck-admin dead-letters` (the kit's) lists,
 replays or drops them, a replayed one coming back by the default exchange
 with its origin in the kit's headers.
 """

@@ -188,7 +188,7 @@ def test_an_event_that_cannot_be_read_or_stored_is_set_aside_and_the_next_one_go
     assert notify.metric("kernodeck_events_dead_lettered_total", 'service="notify"') == 2
     assert [json.loads(message["payload"])["order_id"] for message in dead] == [42, "x" * 100]
 
-    # A dead letter replayed (kernodeck-dead-letters) comes by the default exchange, its origin in headers.
+    # A dead letter replayed (kernodeck-admin dead-letters) comes by the default exchange, its origin in headers.
     replayed = {
         "properties": {
             "content_type": "application/json",

@@ -1,48 +1,108 @@
-"""`kernodeck-payments-admin`: operator commands that never go through the API.
+"""`kernodeck-admin payments`: payment methods, the review queue, the rates file, deposit keys and the Solana pool.
 
-kernodeck-payments-admin import-solana-addresses FILE   # one address per line, generated offline
-kernodeck-payments-admin solana-pool                    # how many unused addresses remain
+kernodeck-admin payments methods                          # each method: available, or why not
+kernodeck-admin payments disable ASSET NETWORK            # switch a method off (enable: back on)
+kernodeck-admin payments reviews [--status open|resolved]
+kernodeck-admin payments resolve ID credit_to_balance --amount-cents 9500 | refunded_off_system|dismissed --note ...
+kernodeck-admin payments set-rate SYMBOL USD              # write the operator's rates file (PAYMENTS_RATE_FILE)
+kernodeck-admin payments check-xpubs [--count 5] [--expect NETWORK INDEX ADDRESS]...
+kernodeck-admin payments import-solana-addresses FILE     # one address per line, generated offline
+kernodeck-admin payments solana-pool                      # how many unused addresses remain
 """
 
 import argparse
+import getpass
+import json
 import sys
 from pathlib import Path
 
-from sqlmodel import Session
-
-from kernodeck_chains.addresses import is_valid_solana_address
-from kernodeck_kit import migrations
-from kernodeck_kit.db import make_engine
-from kernodeck_kit.types import utcnow
 from kernodeck_payments.config import PaymentsSettings
-from kernodeck_payments.store.addresses import import_solana_addresses, solana_pool_left
+
+DATABASE_COMMANDS = ("import-solana-addresses", "solana-pool")
+RPC_COMMANDS = ("methods", "enable", "disable", "reviews", "resolve")
+
+
+def parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(prog="kernodeck-admin payments", description=__doc__.splitlines()[0])
+    cli.add_argument("--as", dest="operator", default=f"cli:{getpass.getuser()}", help="who decides (kept with it)")
+    commands = cli.add_subparsers(dest="command", required=True)
+    commands.add_parser("methods", help="each payment method: available, or the reason it is not")
+    for name in ("enable", "disable"):
+        switch = commands.add_parser(name, help=f"{name} a payment method")
+        switch.add_argument("asset")
+        switch.add_argument("network")
+    reviews = commands.add_parser("reviews", help="the operator review queue")
+    reviews.add_argument("--status", choices=("open", "resolved"), default="open")
+    resolve = commands.add_parser("resolve", help="decide a review item")
+    resolve.add_argument("review_id")
+    resolve.add_argument("decision", choices=("credit_to_balance", "refunded_off_system", "dismissed"))
+    resolve.add_argument("--amount-cents", type=int, default=None, help="with credit_to_balance")
+    resolve.add_argument("--note", default="")
+    rate = commands.add_parser("set-rate", help="set a symbol's USD rate in the operator's rates file, as of now")
+    rate.add_argument("symbol")
+    rate.add_argument("usd", help="a decimal, e.g. 64000.00")
+    keys = commands.add_parser("check-xpubs", help="the addresses the configured account keys derive first")
+    keys.add_argument("--count", type=int, default=5)
+    keys.add_argument("--expect", nargs=3, action="append", default=[], metavar=("NETWORK", "INDEX", "ADDRESS"))
+    commands.add_parser("import-solana-addresses", help="add offline-generated Solana addresses").add_argument(
+        "file", type=Path
+    )
+    commands.add_parser("solana-pool", help="count the unused Solana deposit addresses")
+    return cli
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kernodeck-payments-admin", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    importing = commands.add_parser("import-solana-addresses", help="add offline-generated Solana deposit addresses")
-    importing.add_argument("file", type=Path)
-    commands.add_parser("solana-pool", help="count the unused Solana deposit addresses")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
+    settings = PaymentsSettings()
+    if args.command in DATABASE_COMMANDS:
+        from kernodeck_payments.admin_pool import run_pool_command
 
-    url = PaymentsSettings().resolved_database_url()
-    migrations.upgrade("kernodeck_payments", url)
-    engine = make_engine(url)
-    try:
-        with Session(engine) as session:
-            if args.command == "import-solana-addresses":
-                lines = [line.strip() for line in args.file.read_text().splitlines() if line.strip()]
-                invalid = [line for line in lines if not is_valid_solana_address(line)]
-                if invalid:
-                    print(f"refused: {len(invalid)} invalid Solana addresses, first: {invalid[0]}", file=sys.stderr)
-                    return 1
-                added = import_solana_addresses(session, lines, utcnow())
-                session.commit()
-                print(f"imported {added} new addresses ({len(lines) - added} already known)")
-            print(f"unused Solana addresses: {solana_pool_left(session)}")
-    finally:
-        engine.dispose()
+        return run_pool_command(settings, args.command, getattr(args, "file", None))
+    if args.command in RPC_COMMANDS:
+        return rpc_command(args)
+    if args.command == "set-rate":
+        from kernodeck_payments.admin_rates import set_rate
+
+        return set_rate(settings.rate_file, args.symbol, args.usd)
+    from kernodeck_payments.admin_keys import check_xpubs
+
+    return check_xpubs(settings, args.count, args.expect)
+
+
+def rpc_command(args) -> int:
+    from kernodeck_kit import green
+
+    green.patch()
+    from nameko.standalone.rpc import ClusterRpcProxy
+
+    from kernodeck_contracts.errors import ServiceError
+    from kernodeck_kit.rpc_errors import call_service
+    from kernodeck_kit.settings import ServiceSettings
+
+    with ClusterRpcProxy(ServiceSettings(service_name="payments-admin").nameko_config()) as cluster:
+        payments = cluster.payments
+        calls = {
+            "methods": lambda: (payments.list_methods,),
+            "enable": lambda: (payments.set_method_enabled, args.operator, args.asset, args.network, True),
+            "disable": lambda: (payments.set_method_enabled, args.operator, args.asset, args.network, False),
+            "reviews": lambda: (payments.list_reviews, args.status),
+            "resolve": lambda: (
+                payments.resolve_review,
+                args.operator,
+                args.review_id,
+                args.decision,
+                args.amount_cents,
+                args.note,
+            ),
+        }
+        method, *call_args = calls[args.command]()
+        try:
+            result = call_service(method, *call_args, timeout=30)
+        except ServiceError as refused:
+            detail = "; ".join(f"{e['field']}: {e['message']}" for e in refused.errors) or refused.detail
+            print(f"refused ({refused.code}): {detail}", file=sys.stderr)
+            return 1
+    print(json.dumps(result, indent=2))
     return 0
 
 

@@ -9,12 +9,10 @@ from sqlmodel import Session
 
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.intents import IntentStatus
-from kernodeck_payments.domain.methods import METHODS
+from kernodeck_payments.domain.methods import DERIVED_NETWORKS, METHODS
 from kernodeck_payments.rates.store import ExchangeRate
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntent, ReviewItem, WatcherReport
-
-DERIVED_NETWORKS = sorted({method.network for method in METHODS} - {"solana"})
 
 
 def gauge(name: str, documentation: str, labels: tuple[str, ...] = ()) -> GaugeMetricFamily:

@@ -1,11 +1,11 @@
-"""`kernodeck-provisioning-admin`: operators manage GPU nodes (the same RPCs as the admin routes).
+"""`kernodeck-admin nodes`: operators manage GPU nodes (the same RPCs as the admin routes).
 
-kernodeck-provisioning-admin add-node --host 10.0.0.5 --port 22 --host-key "ssh-ed25519 AAAA..." --model h100 --gpus 8
-kernodeck-provisioning-admin list-nodes
-kernodeck-provisioning-admin drain NODE_ID        # no new rentals; live ones run to their end
-kernodeck-provisioning-admin maintain NODE_ID     # out of service (live rentals are not cut)
-kernodeck-provisioning-admin enable NODE_ID       # back in service
-kernodeck-provisioning-admin retire NODE_ID       # refused while a rental is live: drain first
+kernodeck-admin nodes add-node --host 10.0.0.5 --port 22 --host-key "ssh-ed25519 AAAA..." --model h100 --gpus 8
+kernodeck-admin nodes list-nodes
+kernodeck-admin nodes drain NODE_ID        # no new rentals; live ones run to their end
+kernodeck-admin nodes maintain NODE_ID     # out of service (live rentals are not cut)
+kernodeck-admin nodes enable NODE_ID       # back in service
+kernodeck-admin nodes retire NODE_ID       # refused while a rental is live: drain first
 """
 
 import argparse
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     from kernodeck_kit.rpc_errors import call_service
     from kernodeck_kit.settings import ServiceSettings
 
-    parser = argparse.ArgumentParser(prog="kernodeck-provisioning-admin", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="kernodeck-admin nodes", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     add = commands.add_parser("add-node", help="register a GPU node (its SSH host key is pinned)")
     add.add_argument("--host", required=True)

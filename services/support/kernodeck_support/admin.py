@@ -1,10 +1,10 @@
-"""`kernodeck-support-admin`: operators work the support queue (the same RPCs as the admin routes).
+"""`kernodeck-admin support`: operators work the support queue (the same RPCs as the admin routes).
 
-kernodeck-support-admin list [--status open|answered]   # the queue, oldest first
-kernodeck-support-admin show REQUEST_ID
-kernodeck-support-admin answer REQUEST_ID "the answer"
-kernodeck-support-admin confirm REQUEST_ID [--note "..."]   # an extension: priced from the catalog, payable
-kernodeck-support-admin refuse REQUEST_ID "the reason"      # an extension, refused with the reason as answer
+kernodeck-admin support list [--status open|answered]   # the queue, oldest first
+kernodeck-admin support show REQUEST_ID
+kernodeck-admin support answer REQUEST_ID "the answer"
+kernodeck-admin support confirm REQUEST_ID [--note "..."]   # an extension: priced from the catalog, payable
+kernodeck-admin support refuse REQUEST_ID "the reason"      # an extension, refused with the reason as answer
 """
 
 import argparse
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     from kernodeck_kit.rpc_errors import call_service
     from kernodeck_kit.settings import ServiceSettings
 
-    parser = argparse.ArgumentParser(prog="kernodeck-support-admin", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="kernodeck-admin support", description=__doc__.splitlines()[0])
     parser.add_argument("--as", dest="author", default=OPERATOR, help="who answers (recorded with the answer)")
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="requests in a status, oldest first")

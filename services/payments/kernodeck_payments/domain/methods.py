@@ -33,6 +33,8 @@ METHODS: tuple[Method, ...] = (
 )
 
 _BY_PAIR = {(method.asset, method.network): method for method in METHODS}
+# Networks whose deposit addresses derive from an account key (Solana's come from the operator's pool).
+DERIVED_NETWORKS = tuple(sorted({method.network for method in METHODS} - {"solana"}))
 _NETWORKS_BY_ASSET = {
     asset: tuple(method.network for method in METHODS if method.asset == asset)
     for asset in dict.fromkeys(method.asset for method in METHODS)
