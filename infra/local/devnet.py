@@ -184,11 +184,14 @@ class Devnet:
             return f"importing the dev deposit addresses failed: {(done.stderr.strip() or '?').splitlines()[-1]}"
         return done.stdout.strip().splitlines()[-1]
 
-    def reset_watcher_databases(self, data_dir: Path) -> None:
-        """The chains start fresh: the watchers' SQLite files (cursors of the old chains) go too."""
+    def reset_watcher_databases(self, data_dir: Path) -> dict[str, str]:
+        """The chains start fresh: the watchers' SQLite files (cursors of the old chains) go too. A watcher refuses
+        an empty database while payments (whose database stays) still watches addresses of the old chains unless
+        told where to start: the settings that say so (the new chains' first block)."""
         for network in self.up:
             for path in data_dir.glob(f"watcher_{network}.db*"):
                 path.unlink()
+        return {f"WATCHER_{network.upper()}_START_HEIGHT": "0" for network in self.up}
 
     # -- paying by hand ----------------------------------------------------
     def describe(self, network: str) -> str:

@@ -111,7 +111,7 @@ def start_devnet() -> tuple[Devnet, dict[str, str]]:
     devnet = Devnet(ROOT / "var" / "devnet", anvil_block_time=2)
     env = {**dev_payments_env(rates_file), **devnet.start(log=lambda line: print(f"  {line}", flush=True))}
     env = local_settings(env, os.environ)
-    devnet.reset_watcher_databases(Path(os.environ["DATA_DIR"]))
+    env = {**devnet.reset_watcher_databases(Path(os.environ["DATA_DIR"])), **env}
     if pool := devnet.import_solana_pool({**os.environ, **env}):
         print(f"  solana: {pool}", flush=True)
     print(f"chains: ready in {time.monotonic() - started:.1f} s", flush=True)

@@ -6,7 +6,7 @@ services and the gateway, a stack may run one chain watcher per network
 (`watcher-bitcoin`: `kernodeck-watcher --network bitcoin`), each with its own
 metrics port and database: WATCHER_<NETWORK>_DATABASE_URL when given (tests
 pass PostgreSQL databases), else WATCHER_DATABASE_URL, else its SQLite file
-under DATA_DIR.
+under DATA_DIR; WATCHER_<NETWORK>_START_HEIGHT, when given, is its WATCHER_START_HEIGHT.
 """
 
 import os
@@ -179,7 +179,10 @@ def _answers(url: str) -> bool:
 def watcher_env(env: dict[str, str], network: str) -> dict[str, str]:
     """One watcher's database and metrics port, from the stack's settings."""
     key = network.upper()
-    return {
+    own = {
         "WATCHER_DATABASE_URL": env.get(f"WATCHER_{key}_DATABASE_URL", env.get("WATCHER_DATABASE_URL", "")),
         "WATCHER_METRICS_PORT": env.get(f"WATCHER_{key}_METRICS_PORT") or str(free_port()),
     }
+    if start := env.get(f"WATCHER_{key}_START_HEIGHT"):
+        own["WATCHER_START_HEIGHT"] = start
+    return own

@@ -147,9 +147,12 @@ class ChainTransfer(Event):
     `(network, txid, index)` identifies it: output index on UTXO chains, log
     index for tokens, instruction index on Solana, 0 for a native transfer
     on account chains. `token` is the contract (mint on Solana) or None for
-    the network's own coin. `sequence` grows with every event a network's
-    watcher emits, so a consumer can ignore an event older than one it
-    applied for the same transfer. Amounts are base units. `occurred_at` is
+    the network's own coin. `(epoch, sequence)` grows with every event a
+    network's watcher emits, so a consumer can ignore an event older than one
+    it applied for the same transfer: `sequence` counts the events of one
+    watcher database, and `epoch` (milliseconds since 1970 when the active
+    watcher took over, never lower than before) orders a new, restored or
+    moved database after everything the old one emitted. Amounts are base units. `occurred_at` is
     when the transfer happened: first seen in the mempool, or its block's
     time, whichever came first; it decides whether it beat a deadline.
     """
@@ -166,6 +169,7 @@ class ChainTransfer(Event):
     block_hash: str | None = None
     confirmations: int = 0
     sequence: int
+    epoch: int = 0
 
 
 class TransferSeen(ChainTransfer):

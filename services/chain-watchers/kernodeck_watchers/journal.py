@@ -1,4 +1,5 @@
-"""Transfer changes saved with their events in one transaction, each event with the network's next sequence."""
+"""Transfer changes saved with their events in one transaction, each event with the network's epoch and next
+sequence."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ EVENTS: dict[Kind, type[ChainTransfer]] = {
 }
 
 
-def transfer_event(network: str, tracked: Tracked, kind: Kind, sequence: int) -> ChainTransfer:
+def transfer_event(network: str, tracked: Tracked, kind: Kind, epoch: int, sequence: int) -> ChainTransfer:
     return EVENTS[kind](
         network=network,
         txid=tracked.txid,
@@ -36,14 +37,16 @@ def transfer_event(network: str, tracked: Tracked, kind: Kind, sequence: int) ->
         block_hash=tracked.block_hash,
         confirmations=tracked.confirmations,
         sequence=sequence,
+        epoch=epoch,
         occurred_at=tracked.occurred_at,
     )
 
 
 class Journal:
-    def __init__(self, tx: Tx, network: str, sequence: int, now: datetime):
+    def __init__(self, tx: Tx, network: str, epoch: int, sequence: int, now: datetime):
         self.tx = tx
         self.network = network
+        self.epoch = epoch
         self.sequence = sequence
         self.now = now
         self.kinds: list[Kind] = []
@@ -57,7 +60,7 @@ class Journal:
         save_tracked(self.session, self.network, tracked, self.now)
         if kind is not None:
             self.sequence += 1
-            self.tx.emit(transfer_event(self.network, tracked, kind, self.sequence))
+            self.tx.emit(transfer_event(self.network, tracked, kind, self.epoch, self.sequence))
             self.kinds.append(kind)
 
 
@@ -65,7 +68,7 @@ class Journal:
 def journal(store: Store, network: str, now: datetime) -> Iterator[Journal]:
     """One transaction of the network's watcher; emitting transactions of every replica take turns."""
     with store.transaction() as tx:
-        entry = Journal(tx, network, lock_sequence(tx.session, network), now)
+        entry = Journal(tx, network, *lock_sequence(tx.session, network), now)
         yield entry
         save_sequence(tx.session, network, entry.sequence)
     for kind in entry.kinds:

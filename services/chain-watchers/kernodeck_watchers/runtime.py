@@ -16,7 +16,7 @@ from kernodeck_watchers.domain.progress import Progress, backoff_delay
 from kernodeck_watchers.leader import AdvisoryLock, SoleProcess
 from kernodeck_watchers.scanner import CursorMoved, ReorgTooDeep, Scanner
 from kernodeck_watchers.status import publish_status
-from kernodeck_watchers.store.queries import get_watch
+from kernodeck_watchers.store.queries import begin_epoch, get_cursor, get_watch
 from kernodeck_watchers.targeted import look_at
 from kernodeck_watchers.watchlist import Watchlist
 
@@ -24,6 +24,12 @@ log = logging.getLogger(__name__)
 
 NEW_WATCHES_PER_TURN = 100
 RETRY_AFTER_CAP_S = 600.0  # a Retry-After longer than this is not believed
+
+
+class EmptyDatabase(Exception):
+    """No scan cursor while addresses are watched, and no start height named: nothing is scanned."""
+
+
 PaymentsWatched = Callable[[], list[dict]]  # payments' watched_addresses(network) RPC
 
 
@@ -56,6 +62,9 @@ class WatcherRuntime:
             else:
                 # Addresses whose events this watcher never got (it was not running yet) come from payments.
                 self.watchlist.load(store, self.watchlist.from_payments(payments_watched(), now), now)
+                self._begin_epoch(store, now)
+            if self.progress.scanned_height is None:
+                self._check_start(store)
             pass_from = self.progress.scanned_height
             self._look_up_new_watches(store)
             self._scanner(store).run()
@@ -66,6 +75,10 @@ class WatcherRuntime:
                 extra={"network": self.network},
             )
             self.progress.stuck = True
+            return self._failed(error)
+        except EmptyDatabase as error:
+            log.error(str(error), extra={"network": self.network, "watched": len(self.watchlist.watched)})
+            self.progress.stuck = self.progress.checked = True
             return self._failed(error)
         except NodeError as error:
             self.progress.node_failed(utcnow())
@@ -108,6 +121,25 @@ class WatcherRuntime:
 
     def close(self) -> None:
         self.lock.close()
+
+    def _begin_epoch(self, store: Store, now: datetime) -> None:
+        """This replica's events come after everything emitted before it took over, from this database or from
+        one it replaced (restored from a backup, moved, started empty): payments orders them by (epoch, sequence)."""
+        with store.transaction() as tx:
+            epoch = begin_epoch(tx.session, self.network, int(now.timestamp() * 1000))
+        log.info("active: a new event epoch", extra={"network": self.network, "epoch": epoch})
+
+    def _check_start(self, store: Store) -> None:
+        """An empty database (no scan cursor) while addresses are watched: the blocks their payments may be in
+        are unknown, and the node's tip could be past them. The operator names the height (WATCHER_START_HEIGHT)."""
+        if self.settings.start_height is not None or not len(self.watchlist.watched):
+            return
+        with store.read() as session:
+            if get_cursor(session, self.network) is None:
+                raise EmptyDatabase(
+                    "an empty watcher database while addresses are watched: set WATCHER_START_HEIGHT to the height"
+                    " to scan from (at most the height of the oldest open payment's first block)"
+                )
 
     def _look_up_new_watches(self, store: Store) -> None:
         """Addresses new to the set, in the blocks already scanned (see watchlist); a batch a turn."""

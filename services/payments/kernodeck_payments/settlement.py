@@ -144,7 +144,7 @@ def record_transfer(
     """Store what the watcher saw; returns the intent to reconcile, locked, or None when nothing changed.
 
     Every transfer is kept, even on an address no intent owns (then it goes
-    to review once confirmed). An event older than the last one applied is ignored.
+    to review once confirmed). An event older than the last one applied, by (epoch, sequence), is ignored.
     """
     # The owner is locked before its transfer is read: events on one intent
     # apply one at a time, each reading what the one before it wrote.
@@ -160,10 +160,11 @@ def record_transfer(
             amount=event.amount,
             state=state,
             sequence=event.sequence,
+            epoch=event.epoch,
             first_seen_at=min(event.occurred_at, now),
             updated_at=now,
         )
-    elif event.sequence <= row.sequence:
+    elif (event.epoch, event.sequence) <= (row.epoch, row.sequence):  # a new watcher database: a later epoch
         return None
     else:
         row.first_seen_at = min(row.first_seen_at, event.occurred_at)
@@ -173,7 +174,7 @@ def record_transfer(
     if state == TransferState.CONFIRMED and event.confirmations < required:
         state = TransferState.CONFIRMING  # the watcher's threshold is not ours: count again
     row.token = normalize_token(event.network, event.token)
-    row.amount, row.state, row.sequence = event.amount, state, event.sequence
+    row.amount, row.state, row.sequence, row.epoch = event.amount, state, event.sequence, event.epoch
     row.confirmations, row.block_height, row.block_hash = event.confirmations, event.block_height, event.block_hash
     row.updated_at = now
     unit.save(row)

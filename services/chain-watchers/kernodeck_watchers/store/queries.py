@@ -159,17 +159,30 @@ def _tracked(row: TrackedTransferRow) -> Tracked:
 # --- the event sequence ---------------------------------------------------
 
 
-def lock_sequence(session: Session, network: str) -> int:
-    """The network's last sequence, locked until the transaction ends: emitting transactions take turns."""
-    query = select(SequenceRow).where(SequenceRow.network == network).with_for_update()
-    row = session.exec(query).first()
-    if row is None:  # the network's first event: the row is made once, whoever gets there first
-        insert_missing(session, [SequenceRow(network=network, value=0)])
-        row = session.exec(query).one()
-    return row.value
+def lock_sequence(session: Session, network: str) -> tuple[int, int]:
+    """The network's (epoch, last sequence), locked until the transaction ends: emitting transactions take turns."""
+    row = _locked_sequence(session, network)
+    return row.epoch, row.value
 
 
 def save_sequence(session: Session, network: str, value: int) -> None:
     row = session.get(SequenceRow, network)
     row.value = value
     session.add(row)
+
+
+def begin_epoch(session: Session, network: str, now_ms: int) -> int:
+    """A new epoch for the events from now on: `now_ms`, or one more than the last if the clock says less."""
+    row = _locked_sequence(session, network)
+    row.epoch = max(row.epoch + 1, now_ms)
+    session.add(row)
+    return row.epoch
+
+
+def _locked_sequence(session: Session, network: str) -> SequenceRow:
+    query = select(SequenceRow).where(SequenceRow.network == network).with_for_update()
+    row = session.exec(query).first()
+    if row is None:  # the network's first event: the row is made once, whoever gets there first
+        insert_missing(session, [SequenceRow(network=network, value=0, epoch=0)])
+        row = session.exec(query).one()
+    return row

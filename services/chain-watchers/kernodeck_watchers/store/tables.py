@@ -69,9 +69,10 @@ class TrackedTransferRow(SQLModel, table=True):
 
 
 class SequenceRow(SQLModel, table=True):
-    """The last `sequence` a network's watcher gave an event."""
+    """The last `sequence` a network's watcher gave an event, in its `epoch` (see kernodeck_contracts' ChainTransfer)."""
 
     __tablename__ = "watcher_sequences"
 
     network: str = Field(primary_key=True, max_length=16)
     value: int = Field(sa_column=Column(BigInteger(), nullable=False))
+    epoch: int = Field(default=0, sa_column=Column(BigInteger(), nullable=False, server_default="0"))

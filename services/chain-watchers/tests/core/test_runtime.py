@@ -1,5 +1,6 @@
 """The scan loop's turns: leadership, the watched set from payments and events, back-off, status."""
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -7,6 +8,9 @@ from sqlalchemy import text
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import AddressWatched
+from kernodeck_kit import migrations
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.outbox import Store
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.runtime import WatcherRuntime
 
@@ -79,7 +83,8 @@ def runtime(chain, lock):
     return WatcherRuntime(SETTINGS, chain, lock)
 
 
-def test_the_first_turn_takes_the_watched_set_from_payments(runtime, store, chain, payments, events, pay):
+def test_the_first_turn_takes_the_watched_set_from_payments(chain, lock, store, payments, events, pay):
+    runtime = WatcherRuntime(SETTINGS.model_copy(update={"start_height": chain.height + 1}), chain, lock)
     payments.watch("known-only-to-payments")
     assert runtime.turn(store, payments) == 0.5
     payment = pay("known-only-to-payments", 10)
@@ -179,7 +184,7 @@ def test_new_watches_are_looked_up_once_and_again_after_a_node_error(runtime, st
 
 def test_a_replica_taking_over_looks_up_the_watches_added_lately(chain, store, payments, events, pay):
     payments.watch("old")
-    first = WatcherRuntime(SETTINGS, chain, Lock())
+    first = WatcherRuntime(SETTINGS.model_copy(update={"start_height": chain.height + 1}), chain, Lock())
     first.turn(store, payments)
     assert "address_activity" not in chain.calls  # payments' answer at start is not looked up
     payment = pay("recent", 4)
@@ -192,6 +197,53 @@ def test_a_replica_taking_over_looks_up_the_watches_added_lately(chain, store, p
     successor = WatcherRuntime(SETTINGS, chain, Lock())
     successor.turn(store, payments)
     assert events.kinds() == [("transfer_seen", payment.txid, 1), ("transfer_confirmed", payment.txid, 1)]
+
+
+def test_an_empty_database_while_addresses_are_watched_scans_nothing_until_a_start_height_is_named(
+    runtime, chain, lock, store, payments, events, pay
+):
+    payments.watch("paid-before-the-database-was-replaced")
+    payment = pay("paid-before-the-database-was-replaced", 10)
+    chain.mine(payment)
+    chain.mine_empty(3)
+    assert runtime.turn(store, payments) == 1  # refused: backs off
+    assert "tip" not in chain.calls
+    assert runtime.report_status(store).lagging
+    named = WatcherRuntime(SETTINGS.model_copy(update={"start_height": chain.height - 3}), chain, lock)
+    assert named.turn(store, payments) == 0.5
+    assert events.kinds() == [("transfer_seen", payment.txid, 4), ("transfer_confirmed", payment.txid, 4)]
+
+
+def test_each_replica_taking_over_emits_in_a_later_epoch_even_on_a_new_database(
+    chain, store, payments, events, pay, tmp_path
+):
+    payments.watch("a")
+    settings = SETTINGS.model_copy(update={"start_height": chain.height + 1})
+    first = WatcherRuntime(settings, chain, Lock())
+    first.turn(store, payments)
+    chain.mine(pay("a", 10))
+    first.turn(store, payments)
+    successor = WatcherRuntime(settings, chain, Lock())
+    chain.mine(pay("a", 11))
+    emitted = len(transfer_events(store))
+    successor.turn(store, payments)
+    older, newer = transfer_events(store)[:emitted], transfer_events(store)[emitted:]
+    assert newer and min(newer) > max(older)
+    after = max(newer)
+    url = f"sqlite:///{tmp_path / 'replaced.db'}"  # the database replaced: its sequence starts again at 1
+    migrations.upgrade("kernodeck_watchers", url)
+    replaced = Store(make_engine(url), "chain", relay=None)
+    chain.mine(pay("a", 12))
+    WatcherRuntime(settings.model_copy(update={"start_height": chain.height}), chain, Lock()).turn(replaced, payments)
+    (fresh,) = transfer_events(replaced)
+    assert fresh[1] == 1 and fresh > after
+
+
+def transfer_events(store) -> list[tuple[int, int]]:
+    """(epoch, sequence) of the transfer events in the outbox, oldest first."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(text("SELECT payload FROM outbox ORDER BY id")).scalars().all()
+    return [(e["epoch"], e["sequence"]) for e in map(json.loads, rows) if "txid" in e]
 
 
 def test_no_status_before_a_pass_has_tried_the_node(runtime, store, chain, payments):

@@ -2,6 +2,7 @@
 
 from datetime import datetime
 
+from sqlalchemy import BigInteger
 from sqlmodel import Column, Field, SQLModel, UniqueConstraint
 
 from kernodeck_kit.types import BaseUnits, UtcDateTime, utcnow
@@ -66,6 +67,8 @@ class ChainTransferRow(SQLModel, table=True):
     confirmations: int = 0
     state: str = Field(max_length=12)
     sequence: int
+    # The watcher database's epoch of the last event applied: (epoch, sequence) orders events across databases.
+    epoch: int = Field(default=0, sa_column=Column(BigInteger(), nullable=False, server_default="0"))
     block_height: int | None = None
     block_hash: str | None = Field(default=None, max_length=128)
     disposition: str | None = Field(default=None, max_length=12)

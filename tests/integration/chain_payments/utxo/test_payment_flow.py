@@ -3,6 +3,8 @@
 189 USD at the rates file's 50,000 USD/BTC is 378,000 satoshi; at 100 USD/LTC, 189,000,000 litoshi.
 """
 
+from kernodeck_kit.testing import truncate_all
+
 
 def test_an_exact_payment_makes_the_order_paid(node, shop, start_watcher, wait):
     start_watcher()
@@ -36,7 +38,7 @@ def test_two_partial_payments_add_up(node, shop, start_watcher, wait):
 
 def test_an_address_created_before_the_watcher_first_ran_is_watched(node, shop, start_watcher, watcher_db, wait):
     order, payment = shop.order_payment()  # its address_watched event reaches no watcher queue yet
-    start_watcher()
+    start_watcher(start_height=node.height())  # an empty database while addresses are watched: the operator says
     wait(lambda: watcher_db.cursor_height() == node.height(), what="the first pass")
     assert payment["address"] in watcher_db.watched()  # asked of payments at start
     node.pay(payment["address"], payment["amount_base_units"])
@@ -102,3 +104,23 @@ def test_a_node_outage_makes_the_method_unavailable_then_nothing_is_missed(
     tip = node.height()
     wait(lambda: watcher_db.cursor_height() == tip, what="the watcher to reach the tip")
     assert set(range(tip - 2, tip + 1)) <= set(watcher_db.scanned_heights())
+
+
+def test_the_watcher_database_replaced_mid_confirmation_still_completes_the_payment(
+    node, shop, start_watcher, watcher_database, watcher_db, tap, wait
+):
+    watcher = start_watcher()
+    order, payment = shop.order_payment()
+    node.pay(payment["address"], payment["amount_base_units"])
+    node.mine(1)
+    paid_at = node.height()
+    wait(lambda: shop.payment(payment)["status"] == "confirming", what="one confirmation")
+    watcher.stop()
+    truncate_all(watcher_database)  # a new database: its event sequence starts again at 1
+    refused = start_watcher()  # the payment's block is below the tip it would start from: it refuses
+    tap.wait_for("watcher_status", lagging=True)
+    assert watcher_db.cursor_height() is None
+    refused.stop()
+    start_watcher(start_height=paid_at)  # the operator names the height
+    node.mine(1)
+    shop.wait_paid(order)
