@@ -201,6 +201,10 @@ class WatcherStatus(Event):
     scanned_height: int
     lag_seconds: int
     lagging: bool
+    # Kinds of transfer this watcher cannot see with its node (`internal_eth`: ETH sent by a contract, the node
+    # having no tracing API; `internal_trx`: TRX sent by a contract): the method is degraded, the balance check
+    # its backstop.
+    unseen: list[str] = []
 
 
 class PaymentInstructionsCreated(Event):

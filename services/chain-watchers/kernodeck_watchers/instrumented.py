@@ -15,6 +15,10 @@ class InstrumentedClient:
         self.client = client
         self.network = client.network
 
+    @property
+    def unseen(self) -> frozenset[str]:
+        return self.client.unseen
+
     def normalize(self, address: str) -> str:
         return self.client.normalize(address)
 

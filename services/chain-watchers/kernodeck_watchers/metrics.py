@@ -14,6 +14,12 @@ UNREADABLE_TRANSACTIONS = Counter(
     "Transactions of a shape the watcher cannot read, skipped (each logged with its txid)",
     ["network"],
 )
+UNSEEN = Gauge(
+    "kernodeck_watcher_unseen_transfers",
+    "1 while the watcher cannot see a kind of transfer with its node (internal_eth, internal_trx): the method is"
+    " degraded, the balance check its backstop",
+    ["network", "kind"],
+)
 REORGS = Counter("kernodeck_watcher_reorgs_total", "Reorganisations rolled back", ["network"])
 RPC_ERRORS = Counter("kernodeck_watcher_rpc_errors_total", "Node calls that failed", ["network", "call"])
 RPC_SECONDS = Histogram(

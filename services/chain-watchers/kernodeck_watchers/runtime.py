@@ -117,7 +117,8 @@ class WatcherRuntime:
         """The active replica's status, once a pass has tried the node (payments treats silence as lag)."""
         if not self.lock.held or not self.progress.checked:
             return None
-        return publish_status(store, self.network, self.progress, self.settings.lag_limits, utcnow())
+        limits = self.settings.lag_limits
+        return publish_status(store, self.network, self.progress, limits, self.client.unseen, utcnow())
 
     def close(self) -> None:
         self.lock.close()

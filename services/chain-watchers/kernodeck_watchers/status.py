@@ -7,9 +7,15 @@ from kernodeck_kit.outbox import Store
 from kernodeck_watchers import metrics
 from kernodeck_watchers.domain.progress import Limits, Progress
 
+UNSEEN_KINDS = ("internal_eth", "internal_trx")
 
-def publish_status(store: Store, network: str, progress: Progress, limits: Limits, now: datetime) -> WatcherStatus:
+
+def publish_status(
+    store: Store, network: str, progress: Progress, limits: Limits, unseen: frozenset[str], now: datetime
+) -> WatcherStatus:
     lag = progress.lag(now, limits)
+    for kind in UNSEEN_KINDS:
+        metrics.UNSEEN.labels(network, kind).set(int(kind in unseen))
     metrics.NODE_HEIGHT.labels(network).set(lag.node_height)
     metrics.SCANNED_HEIGHT.labels(network).set(lag.scanned_height)
     metrics.LAG_BLOCKS.labels(network).set(lag.blocks)
@@ -21,6 +27,7 @@ def publish_status(store: Store, network: str, progress: Progress, limits: Limit
         scanned_height=lag.scanned_height,
         lag_seconds=lag.seconds,
         lagging=lag.lagging,
+        unseen=sorted(unseen),
         occurred_at=now,
     )
     with store.transaction() as tx:

@@ -104,7 +104,13 @@ def watcher_reports(session: Session, settings: PaymentsSettings, now: datetime)
     reports = {}
     for row in session.execute(select(WatcherReport).order_by(WatcherReport.network)).scalars():
         state = "lagging" if row.lagging else "silent" if row.reported_at < stale_before else "following"
-        reports[row.network] = {"state": state, "lag_blocks": row.lag_blocks, "reported_at": rfc3339(row.reported_at)}
+        reports[row.network] = {
+            "state": state,
+            "lag_blocks": row.lag_blocks,
+            "reported_at": rfc3339(row.reported_at),
+            # what the watcher cannot see (ETH or TRX sent by a contract): degraded, the balance check its backstop
+            "degraded": row.unseen.split(",") if row.unseen else [],
+        }
     return reports
 
 
@@ -113,5 +119,6 @@ def record_watcher_status(session: Session, event: WatcherStatus) -> None:
     row = session.get(WatcherReport, event.network) or WatcherReport(network=event.network)
     if row.reported_at is None or event.occurred_at > row.reported_at:
         row.lagging, row.lag_blocks = event.lagging, event.node_height - event.scanned_height
+        row.unseen = ",".join(sorted(event.unseen))
         row.reported_at = event.occurred_at
         session.add(row)

@@ -50,6 +50,9 @@ def test_health_names_each_watcher_following_lagging_or_silent(payments_ready, p
     assert payments.health()["watchers"] == {}
     watcher.send(WatcherStatus, network="bitcoin", node_height=100, scanned_height=90, lag_seconds=900, lagging=True)
     watcher.send(WatcherStatus, network="litecoin", node_height=50, scanned_height=50, lag_seconds=0, lagging=False)
+    watcher.send(
+        WatcherStatus, network="tron", node_height=7, scanned_height=7, lag_seconds=0, lagging=False, unseen=["internal_trx"]
+    )
     old = now() - timedelta(minutes=10)  # PAYMENTS_WATCHER_STALE_S is 300
     watcher.send(
         WatcherStatus,
@@ -66,8 +69,10 @@ def test_health_names_each_watcher_following_lagging_or_silent(payments_ready, p
         "bitcoin": "lagging",
         "ethereum": "silent",
         "litecoin": "following",
+        "tron": "following",
     }
     assert watchers["bitcoin"]["lag_blocks"] == 10
+    assert (watchers["tron"]["degraded"], watchers["litecoin"]["degraded"]) == (["internal_trx"], [])
     assert 590 < sample("kernodeck_watcher_report_age_seconds", network="ethereum") < 700
     assert 0 <= sample("kernodeck_watcher_report_age_seconds", network="litecoin") < 60
     assert sample("kernodeck_rate_max_age_seconds") == 300

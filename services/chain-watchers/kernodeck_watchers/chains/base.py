@@ -41,6 +41,8 @@ class Throttled(NodeError):
 
 class ChainClient(Protocol):
     network: str
+    # Kinds of transfer to a watched address this client cannot see with its node (see WatcherStatus.unseen).
+    unseen: frozenset[str]
 
     def normalize(self, address: str) -> str:
         """The one spelling of an address used for matching (Ethereum: lowercase hex)."""

@@ -130,6 +130,10 @@ class EthereumClient:
         self.rpc = JsonRpc(rpc_url, timeout_s)
         self.traces = True  # until the node says it lacks debug_traceBlockByHash
 
+    @property
+    def unseen(self) -> frozenset[str]:
+        return frozenset() if self.traces else frozenset({"internal_eth"})
+
     def normalize(self, address: str) -> str:
         return address.strip().lower()
 

@@ -33,6 +33,7 @@ NO_BLOCK = {BLOCK_NOT_AVAILABLE, SLOT_SKIPPED, LONG_TERM_STORAGE_SLOT_SKIPPED}
 
 
 class SolanaClient:
+    unseen: frozenset[str] = frozenset()  # balance changes show SOL sent by programs too
     signatures_page = 1000  # the most getSignaturesForAddress returns at once
 
     def __init__(self, rpc_url: str, network: str = "solana", commitment: str = "finalized", timeout_s: float = 10.0):

@@ -27,6 +27,9 @@ _ADDRESS_PADDING = "0" * 24
 
 
 class TronClient:
+    # TRX sent by a contract is an internal transaction, not a TransferContract: not read yet.
+    unseen: frozenset[str] = frozenset({"internal_trx"})
+
     def __init__(self, base_url: str, network: str = "tron", timeout_s: float = 10.0):
         self.network = network
         self.base_url = base_url.rstrip("/")

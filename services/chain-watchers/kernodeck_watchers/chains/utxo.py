@@ -90,6 +90,8 @@ def match(txs: Iterable[dict], watched: Container[str], network: str) -> list[Se
 
 
 class UtxoClient:
+    unseen: frozenset[str] = frozenset()
+
     def __init__(self, network: str, rpc: JsonRpc):
         self.network = network
         self.rpc = rpc

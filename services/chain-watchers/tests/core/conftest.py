@@ -26,6 +26,7 @@ class FakeBlock:
 
 class FakeChain:
     network = "bitcoin"
+    unseen: frozenset[str] = frozenset()
 
     def __init__(self, height: int = 100):
         self.best: list[FakeBlock] = []

@@ -107,6 +107,8 @@ class WatcherReport(SQLModel, table=True):
     network: str = Field(primary_key=True, max_length=16)
     lagging: bool
     lag_blocks: int
+    # Kinds of transfer the watcher cannot see (comma-separated, WatcherStatus.unseen): the method is degraded.
+    unseen: str = Field(default="", max_length=128, sa_column_kwargs={"server_default": ""})
     reported_at: datetime = _at()
 
 
