@@ -329,3 +329,11 @@ class OperatorSupportRequestPage(Answer):
 
 class SupportRequestWithOrder(OperatorSupportRequest):
     order: Order = Field(description="the request's order with its payments and their transfers")
+
+
+class Resource(Answer):
+    id: str
+    name: str
+    description: str = Field(description="what it is for, and what its result does and does not prove")
+    url: str
+    version: str = Field(description="the project's version this resource comes with")

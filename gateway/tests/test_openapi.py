@@ -14,7 +14,12 @@ OPERATIONS = [
     for path, operations in DOCUMENT["paths"].items()
     for method, operation in operations.items()
 ]
-UNTYPED = {("GET", "/metrics"), ("GET", "/api/v1/payments/{payment_id}/qr.svg")}  # text and SVG, not JSON
+UNTYPED = {  # text, SVG and files, not JSON
+    ("GET", "/metrics"),
+    ("GET", "/api/v1/payments/{payment_id}/qr.svg"),
+    ("GET", "/api/v1/resources/diagnostic.py"),
+    ("GET", "/api/v1/resources/pilot-project.zip"),
+}
 PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
 
 

@@ -15,6 +15,13 @@ device and compared with the CPU's result. It exits 0 when all is well and 1,
 with the reasons in the report, when it would fall back to the CPU, sees
 fewer GPUs than expected, or the backend is not the expected one; 2 when
 PyTorch cannot be imported at all.
+
+What a pass proves: this interpreter, in this environment, computes on these
+GPUs with the backend named, and nothing silently fell back to the CPU. What
+it does not prove: importing PyTorch proves no GPU computation (that is why
+the check computes), and one simple matrix product does not validate every
+extension, custom kernel, precision or memory size your model needs. Run
+your own pilot on a small representative input next.
 """
 
 import argparse

@@ -10,9 +10,11 @@ from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.rpc_errors import call_service
+from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.types import utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_support import metrics, use_cases
+from kernodeck_support.state_metrics import read_state
 from kernodeck_support.store import SqlSupport
 from kernodeck_support.views import extension_view, page_view, request_view
 
@@ -22,6 +24,7 @@ class SupportService:
 
     db = Database()
     instrumented = Instrumented()
+    state = StateMetrics(read_state)
     orders = RpcProxy("orders")
     catalog = RpcProxy("catalog")
 
