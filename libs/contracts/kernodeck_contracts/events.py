@@ -190,6 +190,21 @@ class TransferReverted(ChainTransfer):
     type = "transfer_reverted"
 
 
+class BalanceMismatch(Event):
+    """A watched address holds more of the network's own coin than the transfers its watcher saw in blocks: something
+    paid it unseen (ETH or TRX sent by a contract, a transaction of a shape the watcher could not read). Payments
+    opens a review item. Amounts in base units; `height` is the scanned block the transfers were counted up to."""
+
+    source = "chain"
+    type = "balance_mismatch"
+
+    network: str
+    address: str
+    balance: int
+    seen: int
+    height: int
+
+
 class WatcherStatus(Event):
     """A network's active watcher, every few seconds: how far behind its node it is."""
 

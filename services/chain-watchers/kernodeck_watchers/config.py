@@ -91,6 +91,8 @@ class WatcherSettings(ServiceSettings):
     backoff_max_s: float = Field(60.0, gt=0)
     rpc_timeout_s: float = Field(30.0, gt=0)
     payments_timeout_s: float = Field(30.0, gt=0)
+    # How often every watched address's balance is compared with the transfers seen paying it (the backstop).
+    balance_check_interval_s: float = Field(3600.0, gt=0)
     # Scanned blocks remembered to find the common ancestor after a reorganisation.
     history_blocks: int = Field(500, ge=10)
     # How far back a targeted look goes, in blocks (besides the mempool); the network's default unless set.

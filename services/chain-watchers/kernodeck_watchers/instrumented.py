@@ -37,6 +37,9 @@ class InstrumentedClient:
     def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
         return self._measure("pending_transfers", self.client.pending_transfers, watched)
 
+    def balances(self, addresses: list[str], height: int) -> dict[str, int]:
+        return self._measure("balances", self.client.balances, addresses, height)
+
     def address_activity(
         self, addresses: Collection[str], since_height: int
     ) -> list[tuple[SeenTransfer, BlockRef | None]]:

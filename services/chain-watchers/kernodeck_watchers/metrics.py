@@ -20,6 +20,11 @@ UNSEEN = Gauge(
     " degraded, the balance check its backstop",
     ["network", "kind"],
 )
+BALANCE_MISMATCHES = Counter(
+    "kernodeck_watcher_balance_mismatches_total",
+    "Watched addresses found holding more than the transfers seen (each a review item in payments)",
+    ["network"],
+)
 REORGS = Counter("kernodeck_watcher_reorgs_total", "Reorganisations rolled back", ["network"])
 RPC_ERRORS = Counter("kernodeck_watcher_rpc_errors_total", "Node calls that failed", ["network", "call"])
 RPC_SECONDS = Histogram(

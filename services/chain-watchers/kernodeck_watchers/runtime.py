@@ -10,6 +10,7 @@ from kernodeck_contracts.events import AddressWatched, WatcherStatus
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
 from kernodeck_watchers import metrics
+from kernodeck_watchers.balance_check import BalanceCheck
 from kernodeck_watchers.chains.base import ChainClient, NodeError
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.domain.progress import Progress, backoff_delay
@@ -46,6 +47,7 @@ class WatcherRuntime:
         # missed every block it scanned, however many.
         self._last_pass_from: int | None = None
         self._resume_at: datetime | None = None  # no request to the node before (a provider's Retry-After)
+        self.balance_check = BalanceCheck(self.network, settings.balance_check_interval_s, utcnow)
 
     def turn(self, store: Store, payments_watched: PaymentsWatched) -> float:
         """One turn of the scan loop (a pass when this replica holds the lock); the seconds until the next."""
@@ -69,6 +71,7 @@ class WatcherRuntime:
             self._look_up_new_watches(store)
             self._scanner(store).run()
             self._last_pass_from = pass_from
+            self._check_balances(store)
         except ReorgTooDeep as error:
             log.error(
                 "a reorganisation deeper than the remembered blocks: an operator must look",
@@ -141,6 +144,13 @@ class WatcherRuntime:
                     "an empty watcher database while addresses are watched: set WATCHER_START_HEIGHT to the height"
                     " to scan from (at most the height of the oldest open payment's first block)"
                 )
+
+    def _check_balances(self, store: Store) -> None:
+        """The backstop (see balance_check), when due and the pass reached the node's tip."""
+        progress = self.progress
+        at_tip = progress.following and (progress.scanned_height or 0) >= (progress.node_height or 0)
+        if at_tip and self.balance_check.due() and len(self.watchlist.watched):
+            self.balance_check.run(store, self.client, list(self.watchlist.watched.addresses), progress.scanned_height)
 
     def _look_up_new_watches(self, store: Store) -> None:
         """Addresses new to the set, in the blocks already scanned (see watchlist); a batch a turn."""

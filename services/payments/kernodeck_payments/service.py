@@ -10,6 +10,7 @@ from nameko.rpc import RpcProxy, rpc
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
+    BalanceMismatch,
     ChainTransfer,
     ExtensionConfirmed,
     ExtensionPaid,
@@ -34,6 +35,7 @@ from kernodeck_kit.units import SqlUnits
 from kernodeck_payments import metrics, operator, queries
 from kernodeck_payments.availability import RATE_SYMBOLS, load_board, record_watcher_status, watcher_reports
 from kernodeck_payments.balance import SqlBalance, pay_extension_with_balance, pay_with_balance
+from kernodeck_payments.balance_mismatch import record_balance_mismatch
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
@@ -315,6 +317,11 @@ class PaymentsService:
     def on_watcher_status(self, payload):
         with self.db.transaction() as tx:
             record_watcher_status(tx.session, WatcherStatus.from_message(payload))
+
+    @consumer(BalanceMismatch.source, BalanceMismatch.type)
+    def on_balance_mismatch(self, payload):
+        with self.db.transaction() as tx:
+            record_balance_mismatch(tx.session, BalanceMismatch.from_message(payload), utcnow())
 
     @consumer(PaymentRefused.source, PaymentRefused.type)
     def on_payment_refused(self, payload):

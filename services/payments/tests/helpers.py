@@ -22,6 +22,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from kernodeck_contracts.events import (
+    BalanceMismatch,
     ChainTransfer,
     Event,
     ExtensionConfirmed,
@@ -46,6 +47,7 @@ HANDLERS = {
     TransferConfirmed: "on_transfer_confirmed",
     TransferReverted: "on_transfer_reverted",
     WatcherStatus: "on_watcher_status",
+    BalanceMismatch: "on_balance_mismatch",
     OrderCreated: "on_order_created",
     OrderStatusChanged: "on_order_status_changed",
     ExtensionConfirmed: "on_extension_confirmed",

@@ -1,5 +1,6 @@
 """The operator review queue through the running service: listing, deciding, the audit trail."""
 
+from kernodeck_contracts.events import BalanceMismatch
 from services.payments.tests.helpers import (
     UNKNOWN_ERC20,
     code_of,
@@ -141,3 +142,14 @@ def test_the_audit_trail_has_the_opening_and_the_operators_decision(payments_rea
     assert opened <= decided == parse_time(resolved["resolved_at"])
     [listed] = payments.list_reviews("resolved")
     assert listed["audit"] == resolved["audit"]
+
+
+def test_a_balance_larger_than_the_transfers_seen_opens_one_review_per_difference(payments_ready, payments, watcher):
+    payment = payments.create_topup(ACC, 10_000, "ETH", "ethereum")["payment"]
+    mismatch = {"network": "ethereum", "address": payment["address"], "seen": 0, "height": 12}
+    watcher.send(BalanceMismatch, balance=7, **mismatch)
+    watcher.send(BalanceMismatch, balance=7, **mismatch)  # told again: nothing new
+    [item] = [i for i in payments.list_reviews("open") if i["reason"] == "balance_mismatch"]
+    assert (item["payment_id"], item["account_id"]) == (payment["id"], ACC)
+    watcher.send(BalanceMismatch, balance=9, **mismatch)  # more arrived unseen: a new item
+    assert len([i for i in payments.list_reviews("open") if i["reason"] == "balance_mismatch"]) == 2

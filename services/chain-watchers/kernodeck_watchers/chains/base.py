@@ -65,6 +65,10 @@ class ChainClient(Protocol):
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         """Transfers to watched addresses not yet in a block (mempool); [] where the network has none to show."""
 
+    def balances(self, addresses: list[str], height: int) -> dict[str, int]:
+        """Each address's balance of the network's own coin, in base units: at `height` where the node can say
+        (Ethereum), else at its tip (the balance check confirms a difference before reporting it)."""
+
     def address_activity(
         self, addresses: Collection[str], since_height: int
     ) -> list[tuple[SeenTransfer, BlockRef | None]]:

@@ -205,6 +205,10 @@ class EthereumClient:
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []
 
+    def balances(self, addresses: list[str], height: int) -> dict[str, int]:
+        answers = self.rpc.batch([("eth_getBalance", [address, hex(height)]) for address in addresses])
+        return {address: int(ok(answer), 16) for address, answer in zip(addresses, answers, strict=True)}
+
     def address_activity(
         self, addresses: Collection[str], since_height: int
     ) -> list[tuple[SeenTransfer, BlockRef | None]]:

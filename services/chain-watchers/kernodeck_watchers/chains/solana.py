@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from .base import BlockNotYet, BlockRef, NodeError, SeenTransfer, Watched
-from .jsonrpc import JsonRpc, RpcError
+from .jsonrpc import JsonRpc, RpcError, ok
 
 # agave's errors for a slot without a block (rpc-client-api custom_error.rs)
 BLOCK_NOT_AVAILABLE = -32004  # also: a skipped slot newer than the finalized root
@@ -74,6 +74,12 @@ class SolanaClient:
 
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []
+
+    def balances(self, addresses: list[str], height: int) -> dict[str, int]:
+        """At the commitment's newest slot (`getBalance`, batched)."""
+        config = {"commitment": self.commitment}
+        answers = self.rpc.batch([("getBalance", [address, config]) for address in addresses])
+        return {address: int(ok(answer)["value"]) for address, answer in zip(addresses, answers, strict=True)}
 
     def address_activity(
         self, addresses: Collection[str], since_height: int

@@ -58,6 +58,10 @@ class TronClient:
     def pending_transfers(self, watched: Watched) -> list[SeenTransfer]:
         return []  # a transaction waits about 3 s for its block: no mempool worth watching
 
+    def balances(self, addresses: list[str], height: int) -> dict[str, int]:
+        """At the node's tip (`/wallet/getaccount`; an account never funded answers {}: 0)."""
+        return {address: int(self._post("getaccount", {"address": address}).get("balance", 0)) for address in addresses}
+
     def address_activity(
         self, addresses: Collection[str], since_height: int
     ) -> list[tuple[SeenTransfer, BlockRef | None]]:

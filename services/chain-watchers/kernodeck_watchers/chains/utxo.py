@@ -20,7 +20,7 @@ from collections.abc import Collection, Container, Iterable, Iterator
 from decimal import Decimal
 
 from kernodeck_watchers import metrics
-from kernodeck_watchers.chains.base import BlockNotYet, BlockRef, SeenTransfer
+from kernodeck_watchers.chains.base import BlockNotYet, BlockRef, NodeError, SeenTransfer
 from kernodeck_watchers.chains.jsonrpc import JsonRpc, RpcError
 
 DECIMALS = 8
@@ -132,6 +132,18 @@ class UtxoClient:
             for index, address, amount in outs
             if address in watched
         ]
+
+    def balances(self, addresses: list[str], height: int) -> dict[str, int]:
+        """From the UTXO set at the node's tip (`scantxoutset`: one scan for all, a few seconds on mainnet)."""
+        found = self.rpc.call("scantxoutset", "start", [f"addr({address})" for address in addresses])
+        if not found or not found.get("success", True):
+            raise NodeError("scantxoutset did not complete (another scan running?)")
+        totals = dict.fromkeys(addresses, 0)
+        for unspent in found["unspents"]:
+            address = unspent["desc"].partition("addr(")[2].partition(")")[0]
+            if address in totals:
+                totals[address] += to_base_units(unspent["amount"])
+        return totals
 
     def address_activity(
         self, addresses: Collection[str], since_height: int

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete
+from sqlalchemy import delete, func
 from sqlmodel import Session, SQLModel, select
 
 from kernodeck_kit.db import insert_for
@@ -127,6 +127,24 @@ def tracked_in_blocks(session: Session, network: str, hashes: list[str]) -> list
         TrackedTransferRow.state != State.REVERTED,
     )
     return [_tracked(row) for row in session.exec(query)]
+
+
+def seen_in_blocks(session: Session, network: str, addresses: list[str], height: int) -> dict[str, int]:
+    """Per address, the network's own coin its live transfers brought in blocks up to `height`."""
+    if not addresses:
+        return {}
+    query = (
+        select(TrackedTransferRow.address, func.sum(TrackedTransferRow.amount))
+        .where(
+            TrackedTransferRow.network == network,
+            TrackedTransferRow.address.in_(addresses),
+            TrackedTransferRow.token.is_(None),
+            TrackedTransferRow.block_height <= height,
+            TrackedTransferRow.state != State.REVERTED,
+        )
+        .group_by(TrackedTransferRow.address)
+    )
+    return {address: int(total) for address, total in session.exec(query)}
 
 
 def save_tracked(session: Session, network: str, tracked: Tracked, now: datetime) -> None:

@@ -35,6 +35,7 @@ class FakeChain:
         self.down = False
         self.then: dict[str, Callable[[], None]] = {}  # call -> what happens once right after it answers
         self.calls: list[str] = []
+        self.unseen_balance: dict[str, int] = {}  # address -> what it holds beyond its transfers (or less: swept)
         for _ in range(height + 1):
             self.mine()
 
@@ -120,6 +121,15 @@ class FakeChain:
     def pending_transfers(self, watched: Container[str]) -> list[SeenTransfer]:
         self._answer("pending_transfers")
         return [t for t in self.mempool if t.address in watched]
+
+    def balances(self, addresses: list[str], height: int) -> dict[str, int]:
+        self._answer("balances")
+        held = {address: self.unseen_balance.get(address, 0) for address in addresses}
+        for block in self.best:
+            for t in block.transfers:
+                if t.address in held and t.token is None:
+                    held[t.address] += t.amount
+        return held
 
     def address_activity(
         self, addresses: Collection[str], since_height: int

@@ -246,6 +246,37 @@ def transfer_events(store) -> list[tuple[int, int]]:
     return [(e["epoch"], e["sequence"]) for e in map(json.loads, rows) if "txid" in e]
 
 
+def mismatches(store) -> list[tuple[str, int, int]]:
+    with store.engine.connect() as conn:
+        rows = conn.execute(text("SELECT payload FROM outbox WHERE event_type = 'balance_mismatch'")).scalars().all()
+    return [(e["address"], e["balance"], e["seen"]) for e in map(json.loads, rows)]
+
+
+def test_a_balance_above_the_transfers_seen_is_reported_when_a_second_look_finds_it_too(
+    chain, lock, store, payments, pay
+):
+    settings = SETTINGS.model_copy(update={"start_height": chain.height + 1, "balance_check_interval_s": 0.001})
+    runtime = WatcherRuntime(settings, chain, lock)
+    payments.watch("a")
+    runtime.turn(store, payments)
+    chain.mine(pay("a", 10))
+    for unseen in (0, -4):  # as seen; less (swept on): never a fault
+        chain.unseen_balance["a"] = unseen
+        runtime.turn(store, payments)
+        runtime.turn(store, payments)
+        assert mismatches(store) == []
+    chain.unseen_balance["a"] = 5  # a block the pass had not read yet...
+    runtime.turn(store, payments)
+    chain.unseen_balance["a"] = 0  # ...scanned by the next one: nothing to report
+    runtime.turn(store, payments)
+    assert mismatches(store) == []
+    chain.unseen_balance["a"] = 1  # paid unseen (ETH sent by a contract, say)
+    runtime.turn(store, payments)
+    assert mismatches(store) == []  # a first look only
+    runtime.turn(store, payments)
+    assert mismatches(store) == [("a", 11, 10)]
+
+
 def test_no_status_before_a_pass_has_tried_the_node(runtime, store, chain, payments):
     assert runtime.report_status(store) is None  # not a guess: payments counts silence as lag after a while
     chain.down = True

@@ -151,3 +151,13 @@ def test_pending_transfers_are_none_on_ethereum(client, new_address):
 def test_addresses_are_normalized_to_lowercase_hex(client):
     checksummed = " 0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266 "
     assert client.normalize(checksummed) == "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+
+
+def test_balances_are_read_at_the_scanned_height_including_eth_sent_by_contracts(
+    anvil, client, forwarder, ref_of, new_address
+):
+    watched, empty = new_address(), new_address()
+    receipt = anvil.wait_receipt(forward_eth(anvil, forwarder, watched, 9))
+    height = ref_of(receipt).height
+    anvil.wait_receipt(send(anvil, {"to": watched, "value": "0x5"}))  # a later block: not at `height`
+    assert client.balances([watched, empty], height) == {watched: 9, empty: 0}

@@ -116,3 +116,10 @@ def test_node_errors_are_node_errors(node):
     right = UtxoClient(node.network, JsonRpc(raw.rpc_url, 5, user=raw.rpcuser, password=raw.rpcpassword, version="1.0"))
     with pytest.raises(NodeError, match="out of range"):
         right.block(10**7)
+
+
+def test_balances_come_from_the_utxo_set(client, node):
+    paid, empty = node.new_address(), node.new_address()
+    node.pay(paid, 12_345)
+    node.mine(1)
+    assert client.balances([paid, empty], node.height()) == {paid: 12_345, empty: 0}
