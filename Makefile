@@ -7,7 +7,7 @@ PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources servic
 STAMP := $(VENV)/.installed
 PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml admin/pyproject.toml)
 
-.PHONY: install run test test-services test-http lint bench clean
+.PHONY: install web run test test-services test-http test-browser lint bench clean
 
 $(STAMP): $(PYPROJECTS) requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,9 +17,24 @@ $(STAMP): $(PYPROJECTS) requirements-dev.txt
 
 install: $(STAMP)
 
+# The web frontend: its tools from the npm registry (web/package-lock.json), built into web/dist, which the
+# gateway serves at /. Node.js and npm come from Debian (infra/web/install.sh).
+WEB_STAMP := web/node_modules/.installed
+WEB_SOURCES := $(shell find web/src -type f) web/build.mjs web/tsconfig.json
+
+$(WEB_STAMP): web/package.json web/package-lock.json
+	infra/web/install.sh
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+web/dist/index.html: $(WEB_STAMP) $(WEB_SOURCES)
+	cd web && npm run --silent build
+
+web: web/dist/index.html
+
 # run.py installs the local chain nodes (infra/devnet/install.sh) when it starts them, as it does while
 # KERNODECK_LOCAL_CHAINS is on (the default). A node that cannot be installed is skipped, its payment methods off.
-run: install
+run: install web
 	$(BIN)/python infra/local/run.py
 
 # Services and the kit run under eventlet (the kit's pytest plugin patches
@@ -27,7 +42,8 @@ run: install
 # under asyncio in their own process.
 test: install
 	infra/test/prepare.sh
-	$(MAKE) --no-print-directory lint test-services test-http
+	$(MAKE) --no-print-directory web
+	$(MAKE) --no-print-directory lint test-services test-http test-browser
 
 test-services:
 	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration --ignore=services/notify
@@ -35,12 +51,17 @@ test-services:
 test-http:
 	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/devnet infra/prometheus infra/grafana admin
 
+# The web frontend in Debian's headless Chromium, against a running stack with its local chains.
+test-browser:
+	$(BIN)/python -m pytest -p no:pytest_nameko tests/browser web/tests
+
 lint:
 	$(BIN)/ruff check .
 
 bench: install
 	infra/test/prepare.sh
+	$(MAKE) --no-print-directory web
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) var web/node_modules web/dist

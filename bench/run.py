@@ -4,7 +4,8 @@ and doubles, each network's watcher woken by its node, the block bringing the la
 → order paid; a busy block, one transaction paying 200 orders, on PostgreSQL and SQLite;
 provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
 event → Telegram message under Telegram's limits; a logged-in customer's requests alone and during 20
-parallel registrations. Watcher matching with a million watched
+parallel registrations; the web frontend in headless Chromium: first load and block → the order page
+showing paid. Watcher matching with a million watched
 addresses is bench/bench_watcher_match.py.
 """
 
@@ -28,6 +29,7 @@ from bench.bench_provisioning import delivery_steps, paid_to_ready
 from bench.bench_provisioning import report as provisioning_report
 from bench.bench_registrations import registration_burst
 from bench.bench_registrations import report as registrations_report
+from bench.bench_web import web_bench
 from bench.measure import bearer_for_new_customer, line, measure
 from infra.local.isolation import running_stack
 from infra.local.stack import BIN, Stack, free_port
@@ -135,6 +137,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as logs:
             print()
             for line in notify_bench(Path(logs)):
+                print(line)
+        with tempfile.TemporaryDirectory() as logs:
+            print()
+            for line in web_bench(Path(logs)):
                 print(line)
     finally:
         bare.terminate()

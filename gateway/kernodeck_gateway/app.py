@@ -4,7 +4,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 
-from kernodeck_gateway import openapi, problems
+from kernodeck_gateway import openapi, problems, web
 from kernodeck_gateway.body_limit import BodyLimitMiddleware
 from kernodeck_gateway.http_metrics import MetricsMiddleware
 from kernodeck_gateway.internal import DOCS_PATH, OPENAPI_PATH
@@ -75,6 +75,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     for router in routers:
         app.include_router(router)
     openapi.install(app, routers)
+    app.include_router(web.router(settings.web_dir))
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware)
     return app

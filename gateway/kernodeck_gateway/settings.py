@@ -1,6 +1,7 @@
 """Gateway settings, from GATEWAY_* variables (and the shared AMQP_URI)."""
 
 from ipaddress import IPv4Network, IPv6Network, ip_network
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
@@ -25,6 +26,8 @@ class GatewaySettings(BaseSettings):
     # The proxies in front of the gateway (addresses or networks, comma-separated): behind them the client
     # is the right-most X-Forwarded-For hop outside this list. Empty: the TCP peer is the client.
     trusted_proxies: Annotated[tuple[IPv4Network | IPv6Network, ...], NoDecode] = ()
+    # The built web frontend served at / (`make web` builds it there).
+    web_dir: Path = Path(__file__).resolve().parents[2] / "web" / "dist"
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod

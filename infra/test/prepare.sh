@@ -35,3 +35,6 @@ fi
 
 # promtool for the checks of the Prometheus configuration and alert rules (infra/prometheus).
 "$(dirname "$0")/../prometheus/install.sh"
+
+# Node.js, npm and Chromium for the web frontend's build and browser tests.
+"$(dirname "$0")/../web/install.sh"

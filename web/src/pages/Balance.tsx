@@ -1,0 +1,124 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, must, type Problem, type Schemas } from "../api/client";
+import { Instructions, MethodChooser } from "../components/Payment";
+import { ProblemNotice } from "../components/ProblemNotice";
+import { dateTime, t, usd } from "../i18n";
+import { useLive } from "../live";
+
+const AMOUNTS = ["100", "500", "2000", "10000"] as const;
+
+export function Balance() {
+  const [balance, setBalance] = useState<Schemas["Balance"] | null>(null);
+  const [ledger, setLedger] = useState<Schemas["LedgerEntry"][]>([]);
+  const [topups, setTopups] = useState<Schemas["Topup"][]>([]);
+  const [amount, setAmount] = useState<(typeof AMOUNTS)[number]>("100");
+  const [paying, setPaying] = useState<string | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+  const reload = () =>
+    Promise.all([
+      must(api.GET("/api/v1/me/balance")).then(setBalance),
+      must(api.GET("/api/v1/me/ledger")).then(setLedger),
+      must(api.GET("/api/v1/topups")).then(setTopups),
+    ]).catch(setProblem);
+  useEffect(() => {
+    reload();
+  }, []);
+
+  const topUp = async (m: Schemas["PaymentMethod"]) => {
+    setBusy(true);
+    try {
+      const topup = await must(api.POST("/api/v1/topups", { body: { amount_usd: amount, asset: m.asset, network: m.network } }));
+      setPaying(topup.payment.id);
+      setProblem(null);
+    } catch (p) {
+      setProblem(p as Problem);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="balance-title">
+      <h1 id="balance-title">{t("balance.title")}</h1>
+      {balance && (
+        <dl class="card figures">
+          <dt>{t("balance.available")}</dt>
+          <dd data-testid="available-usd">{usd(balance.available_usd)}</dd>
+          <dt>{t("balance.pending")}</dt>
+          <dd>{usd(balance.pending_usd)}</dd>
+        </dl>
+      )}
+      <ProblemNotice problem={problem} />
+      <section class="card" aria-labelledby="topup-title">
+        <h2 id="topup-title">{t("topup.title")}</h2>
+        <p>{t("topup.intro")}</p>
+        {paying ? (
+          <TopupPayment id={paying} onSettled={reload} />
+        ) : (
+          <>
+            <fieldset class="field">
+              <legend>{t("topup.amount")}</legend>
+              <div class="choices">
+                {AMOUNTS.map((a) => (
+                  <label key={a} class="choice">
+                    <input type="radio" name="amount" value={a} checked={amount === a} onChange={() => setAmount(a)} />
+                    <span>{usd(a)}</span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <MethodChooser onChoose={topUp} busy={busy} />
+          </>
+        )}
+      </section>
+      <section class="card" aria-labelledby="ledger-title">
+        <h2 id="ledger-title">{t("ledger.title")}</h2>
+        {ledger.length === 0 ? (
+          <p>{t("ledger.empty")}</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t("ledger.date")}</th>
+                <th scope="col">{t("ledger.reason")}</th>
+                <th scope="col">{t("ledger.amount")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ledger.map((e) => (
+                <tr key={e.at + e.ref}>
+                  <td>{dateTime(e.at)}</td>
+                  <td>{e.reason}</td>
+                  <td class="number">{usd(e.amount_usd)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {topups.length > 0 && (
+        <section class="card" aria-labelledby="topups-title">
+          <h2 id="topups-title">{t("topups.title")}</h2>
+          <ul class="list">
+            {topups.map((topup) => (
+              <li key={topup.id}>
+                {usd(topup.amount_usd)} · {topup.payment.asset} · {topup.status === "credited" ? t("topup.credited") : t(`payment.${topup.status}`)}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </section>
+  );
+}
+
+function TopupPayment({ id, onSettled }: { id: string; onSettled: () => void }) {
+  const load = () => must(api.GET("/api/v1/payments/{payment_id}", { params: { path: { payment_id: id } } }));
+  const finished = (p: { status: string }) => !["awaiting_transfer", "seen", "confirming"].includes(p.status);
+  const live = useLive(load, (p) => ["seen", "confirming"].includes(p.status) || p.reported_at !== null, finished, id);
+  useEffect(() => {
+    if (live.value && finished(live.value)) onSettled();
+  }, [live.value?.status]);
+  return live.value ? <Instructions payment={live.value} onChanged={live.refresh} /> : <p>{t("common.loading")}</p>;
+}
