@@ -30,7 +30,7 @@ def _utxo(settings: WatcherSettings) -> ChainClient:
 BUILDERS: dict[str, Callable[[WatcherSettings], ChainClient]] = {
     "bitcoin": _utxo,
     "litecoin": _utxo,
-    "ethereum": lambda s: EthereumClient(s.ethereum_rpc_url, "ethereum", s.rpc_timeout_s),
+    "ethereum": lambda s: EthereumClient(s.ethereum_rpc_url, "ethereum", s.rpc_timeout_s, s.ethereum_logs_max_blocks),
     "tron": lambda s: TronClient(s.tron_url, "tron", timeout_s=s.rpc_timeout_s),
     "solana": lambda s: SolanaClient(s.solana_rpc_url, "solana", s.solana_commitment, s.rpc_timeout_s),
 }

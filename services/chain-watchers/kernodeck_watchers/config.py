@@ -59,6 +59,8 @@ class WatcherSettings(ServiceSettings):
     ethereum_ws_url: str = ""  # ws(s):// of the node, for eth_subscribe newHeads; empty: poll only
     tron_url: str = "http://127.0.0.1:8090"
     tron_zmq_url: str = ""  # tcp://host:port of the node's built-in message queue (topic `block`); empty: poll only
+    # The most blocks one eth_getLogs asks about (providers refuse wider ranges); a look over more is split.
+    ethereum_logs_max_blocks: int = Field(1000, ge=1)
     solana_rpc_url: str = "http://127.0.0.1:8899"
     solana_ws_url: str = ""  # ws(s):// of the node's PubSub port, for slotSubscribe; empty: poll only
     # Slots are counted on top of this commitment: "confirmed" plus 32 slots is

@@ -155,9 +155,17 @@ class WatcherRuntime:
     def _look_up_new_watches(self, store: Store) -> None:
         """Addresses new to the set, in the blocks already scanned (see watchlist); a batch a turn."""
         batch = dict(itertools.islice(self.watchlist.unchecked.items(), NEW_WATCHES_PER_TURN))
-        if batch:
+        if not batch:
+            return
+        try:
             look_at(store, self.client, batch, self.settings.targeted_check_blocks, utcnow, self._last_pass_from)
-            self.watchlist.checked(batch)
+        except NodeError as error:  # kept for the next turn; the scan goes on whatever the look does
+            log.warning(
+                "the look at new watches failed: the next turn tries again",
+                extra={"network": self.network, "addresses": len(batch), "error": str(error)[:300]},
+            )
+            return
+        self.watchlist.checked(batch)
 
     def _watch(self, store: Store, address: str):
         with store.read() as session:

@@ -52,6 +52,11 @@ BLOCKS_WITHOUT_TRACES = Counter(
 )
 
 
+def block_ranges(low: int, high: int, most: int) -> list[tuple[int, int]]:
+    """[low, high] as ranges of at most `most` blocks, in order."""
+    return [(start, min(start + most - 1, high)) for start in range(low, high + 1, most)]
+
+
 def block_ref(block: dict, payload: dict | None = None) -> BlockRef:
     return BlockRef(int(block["number"], 16), block["hash"], block["parentHash"], int(block["timestamp"], 16), payload)
 
@@ -125,9 +130,10 @@ def match_block(contents: BlockContents, watched: Watched) -> list[SeenTransfer]
 
 
 class EthereumClient:
-    def __init__(self, rpc_url: str, network: str = "ethereum", timeout_s: float = 30.0):
+    def __init__(self, rpc_url: str, network: str = "ethereum", timeout_s: float = 30.0, logs_max_blocks: int = 1000):
         self.network = network
         self.rpc = JsonRpc(rpc_url, timeout_s)
+        self.logs_max_blocks = logs_max_blocks  # providers refuse eth_getLogs over more blocks (often 1,000 or less)
         self.traces = True  # until the node says it lacks debug_traceBlockByHash
 
     @property
@@ -219,9 +225,14 @@ class EthereumClient:
         watched = sorted(wanted)
         tip = self.tip().height
         to_topics = ["0x" + address[2:].rjust(64, "0") for address in watched]
-        log_filter = {"fromBlock": hex(since_height), "toBlock": hex(tip), "topics": [TRANSFER_TOPIC, None, to_topics]}
+        log_calls = [
+            ("eth_getLogs", [{"fromBlock": hex(low), "toBlock": hex(high), "topics": [TRANSFER_TOPIC, None, to_topics]}])
+            for low, high in block_ranges(since_height, tip, self.logs_max_blocks)
+        ]
         balance_calls = [("eth_getBalance", [address, hex(tip)]) for address in watched]
-        logs, *balances = map(ok, self.rpc.batch([("eth_getLogs", [log_filter]), *balance_calls]))
+        answers = list(map(ok, self.rpc.batch([*log_calls, *balance_calls])))
+        logs = [entry for answer in answers[: len(log_calls)] for entry in answer]
+        balances = answers[len(log_calls) :]
         blocks: dict[str, BlockRef] = {}
         native = []
         for first in range(since_height, tip + 1, BATCH_BLOCKS):

@@ -11,6 +11,7 @@ from kernodeck_contracts.events import AddressWatched
 from kernodeck_kit import migrations
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
+from kernodeck_watchers.chains.base import NodeError
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.runtime import WatcherRuntime
 
@@ -180,6 +181,19 @@ def test_new_watches_are_looked_up_once_and_again_after_a_node_error(runtime, st
     chain.calls.clear()
     runtime.turn(store, payments)
     assert "address_activity" not in chain.calls
+
+
+def test_a_failing_look_at_new_watches_never_stops_the_scan(runtime, store, chain, payments, events, pay, monkeypatch):
+    runtime.turn(store, payments)
+    runtime.watch(store, watched_event("new"))
+    runtime.watch(store, watched_event("scanned"))
+    refused = NodeError("eth_getLogs: query exceeds max block range")
+    monkeypatch.setattr(chain, "address_activity", lambda addresses, since: (_ for _ in ()).throw(refused))
+    payment = pay("scanned", 10)
+    chain.mine(payment)
+    assert runtime.turn(store, payments) == 0.5  # not a failed turn: the scan ran
+    assert events.kinds() == [("transfer_seen", payment.txid, 1), ("transfer_confirmed", payment.txid, 1)]
+    assert "new" in runtime.watchlist.unchecked  # looked at again next turn
 
 
 def test_a_replica_taking_over_looks_up_the_watches_added_lately(chain, store, payments, events, pay):

@@ -1,9 +1,14 @@
 """The targeted look at one address ("J'ai payé"): recent blocks, token logs and the balance."""
 
+import json
 import logging
 
+import pytest
+
+from infra.devnet.fault_proxy import FaultProxy, Reply
 from infra.devnet.tokens import forward_eth, send, transfer_token
-from kernodeck_watchers.chains.base import SeenTransfer
+from kernodeck_watchers.chains.base import NodeError, SeenTransfer
+from kernodeck_watchers.chains.ethereum import EthereumClient
 
 
 def height(receipt: dict) -> int:
@@ -67,3 +72,36 @@ def test_several_addresses_are_looked_at_in_one_go(anvil, client, tokens, new_ad
         [(first, None, 7), (second, tokens["USDC"], 3_000_000)]
     )
     assert {block.hash for _, block in found} == {eth["blockHash"], usdc["blockHash"]}
+
+
+def capped_logs(proxy: FaultProxy, most: int):
+    """A provider that refuses eth_getLogs over more than `most` blocks (as they do, most at 1,000 or less)."""
+
+    def answer(one: dict) -> dict:
+        if one.get("method") == "eth_getLogs":
+            spec = one["params"][0]
+            if int(spec["toBlock"], 16) - int(spec["fromBlock"], 16) + 1 > most:
+                error = {"code": -32005, "message": f"query exceeds max block range {most}"}
+                return {"jsonrpc": "2.0", "id": one["id"], "error": error}
+        raw = json.dumps(one).encode()
+        return json.loads(proxy.forward("/", raw, {"Content-Type": "application/json"}).body)
+
+    def fault(path, body):
+        if isinstance(body, list):
+            return Reply(200, json.dumps([answer(one) for one in body]).encode(), {"Content-Type": "application/json"})
+        return Reply(200, json.dumps(answer(body)).encode(), {"Content-Type": "application/json"}) if body else None
+
+    return fault
+
+
+def test_a_look_over_more_blocks_than_the_provider_allows_is_split(anvil, tokens, new_address):
+    address = new_address()
+    usdt = anvil.wait_receipt(transfer_token(anvil, tokens["USDT"], address, 7_000_000))
+    anvil.rpc("anvil_mine", 11)
+    with FaultProxy(anvil.rpc_url) as proxy:
+        proxy.fault = capped_logs(proxy, 5)
+        since = height(usdt) - 2
+        with pytest.raises(NodeError):  # one eth_getLogs over 14 blocks: refused
+            EthereumClient(proxy.url, timeout_s=10).address_activity([address], since_height=since)
+        found = EthereumClient(proxy.url, timeout_s=10, logs_max_blocks=5).address_activity([address], since)
+    assert [transfer.amount for transfer, _ in found] == [7_000_000]
