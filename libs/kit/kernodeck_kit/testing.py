@@ -11,10 +11,14 @@ from kernodeck_kit import green
 green.patch()
 
 import os  # noqa: E402
+import time  # noqa: E402
 import uuid  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
+from collections.abc import Iterator, Sequence  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 
+import eventlet  # noqa: E402
 import pytest  # noqa: E402
+from kombu import Connection, Exchange, Queue  # noqa: E402
 from sqlalchemy import Table, create_engine, inspect, text  # noqa: E402
 from sqlmodel import SQLModel  # noqa: E402
 
@@ -82,3 +86,34 @@ def service_config(rabbit_config: dict, database_url: str, settings: ServiceSett
         "DATABASE_URL": database_url,
         "OUTBOX_RELAY_INTERVAL_S": 0.2,
     }
+
+
+class EventTap:
+    """What reaches a queue bound to every event one service publishes."""
+
+    def __init__(self, queue):
+        self.queue = queue
+        self.received: list[tuple[str, dict]] = []
+
+    def wait(self, event_type: str, count: int = 1, seconds: float = 5.0) -> list[dict]:
+        """Payloads of `event_type` received so far, once there are `count` or `seconds` have passed."""
+        deadline = time.monotonic() + seconds
+        while True:
+            matching = [payload for key, payload in self.received if key == event_type]
+            if len(matching) >= count or time.monotonic() > deadline:
+                return matching
+            message = self.queue.get(no_ack=True)
+            if message is None:
+                eventlet.sleep(0.05)
+            else:
+                self.received.append((message.delivery_info["routing_key"], message.payload))
+
+
+@contextmanager
+def tap_events(amqp_uri: str, source: str) -> Iterator[EventTap]:
+    """An EventTap on `source`'s events, on a queue of its own that lives as long as the block."""
+    exchange = Exchange(f"{source}.events", type="topic", durable=True)
+    with Connection(amqp_uri) as connection:
+        queue = Queue(f"test-tap-{uuid.uuid4().hex}", exchange, routing_key="#", exclusive=True)(connection)
+        queue.declare()
+        yield EventTap(queue)

@@ -1,15 +1,11 @@
-import time
-import uuid
 
-import eventlet
 import pytest
-from kombu import Connection, Exchange, Queue
 from nameko.rpc import rpc
 from nameko.standalone.rpc import ServiceRpcProxy
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import OrderSummary, Quote
-from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_kit.testing import service_config, tap_events, truncate_all
 from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.service import OrdersService
 
@@ -98,31 +94,7 @@ def orders(orders_container, config):
         yield proxy
 
 
-class EventTap:
-    """What reaches a queue bound to every event the orders service publishes."""
-
-    def __init__(self, queue):
-        self.queue = queue
-        self.received: list[tuple[str, dict]] = []
-
-    def wait(self, event_type: str, count: int = 1, seconds: float = 5.0) -> list[dict]:
-        """Payloads of `event_type` received so far, once there are `count` or `seconds` have passed."""
-        deadline = time.monotonic() + seconds
-        while True:
-            matching = [payload for key, payload in self.received if key == event_type]
-            if len(matching) >= count or time.monotonic() > deadline:
-                return matching
-            message = self.queue.get(no_ack=True)
-            if message is None:
-                eventlet.sleep(0.05)
-            else:
-                self.received.append((message.delivery_info["routing_key"], message.payload))
-
-
 @pytest.fixture
 def events(config):
-    exchange = Exchange("orders.events", type="topic", durable=True)
-    with Connection(config["AMQP_URI"]) as connection:
-        queue = Queue(f"test-tap-{uuid.uuid4().hex}", exchange, routing_key="#", exclusive=True)(connection)
-        queue.declare()
-        yield EventTap(queue)
+    with tap_events(config["AMQP_URI"], "orders") as tap:
+        yield tap

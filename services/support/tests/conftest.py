@@ -1,15 +1,11 @@
-import time
-import uuid
 
-import eventlet
 import pytest
-from kombu import Connection, Exchange, Queue
 from nameko.rpc import rpc
 from nameko.standalone.rpc import ServiceRpcProxy
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import Quote
-from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_kit.testing import service_config, tap_events, truncate_all
 from kernodeck_support.config import SupportSettings
 from kernodeck_support.service import SupportService
 
@@ -80,30 +76,7 @@ def support(container_factory, config, neighbours):
         yield proxy
 
 
-class EventTap:
-    """What reaches a queue bound to every event support publishes."""
-
-    def __init__(self, queue):
-        self.queue = queue
-        self.received: list[tuple[str, dict]] = []
-
-    def wait(self, event_type: str, count: int = 1, seconds: float = 5.0) -> list[dict]:
-        deadline = time.monotonic() + seconds
-        while True:
-            matching = [payload for key, payload in self.received if key == event_type]
-            if len(matching) >= count or time.monotonic() > deadline:
-                return matching
-            message = self.queue.get(no_ack=True)
-            if message is None:
-                eventlet.sleep(0.05)
-            else:
-                self.received.append((message.delivery_info["routing_key"], message.payload))
-
-
 @pytest.fixture
 def events(config):
-    exchange = Exchange("support.events", type="topic", durable=True)
-    with Connection(config["AMQP_URI"]) as connection:
-        queue = Queue(f"test-tap-{uuid.uuid4().hex}", exchange, routing_key="#", exclusive=True)(connection)
-        queue.declare()
-        yield EventTap(queue)
+    with tap_events(config["AMQP_URI"], "support") as tap:
+        yield tap
