@@ -3,7 +3,7 @@ typed them, as JSON strings: clients show them as text, never as HTML."""
 
 from typing import Literal
 
-from pydantic import StrictInt, StrictStr
+from pydantic import Field, StrictInt, StrictStr
 
 from kernodeck_contracts.money import format_usd
 from kernodeck_gateway.schemas import Body, present_payment
@@ -22,24 +22,26 @@ DETAIL_FIELDS = (
 
 
 class NewSupportRequest(Body):
+    # The bounds support enforces, stated here for the OpenAPI document (support still checks every rule,
+    # and the secrets: 422 secret_in_request).
     order_id: StrictStr
     kind: Literal["incident", "extension", "question"]
-    message: StrictStr
-    failed_at: StrictStr | None = None  # RFC 3339
-    launch_command: StrictStr | None = None
-    versions: StrictStr | None = None
-    first_error: StrictStr | None = None
-    minimal_example: StrictStr | None = None
-    extra_days: StrictInt | None = None  # 3, 7 or 30
-    configuration: StrictStr | None = None
-    due_by: StrictStr | None = None  # RFC 3339
+    message: StrictStr = Field(max_length=4000, description="plain text, never rendered as HTML")
+    failed_at: StrictStr | None = Field(None, description="incident: when it failed, RFC 3339 with offset")
+    launch_command: StrictStr | None = Field(None, max_length=1000, description="incident")
+    versions: StrictStr | None = Field(None, max_length=1000, description="incident: interpreter, framework...")
+    first_error: StrictStr | None = Field(None, max_length=8000, description="incident: the first full error")
+    minimal_example: StrictStr | None = Field(None, max_length=8000, description="incident")
+    extra_days: StrictInt | None = Field(None, json_schema_extra={"enum": [3, 7, 30]}, description="extension")
+    configuration: StrictStr | None = Field(None, max_length=1000, description="extension: the wanted change")
+    due_by: StrictStr | None = Field(None, description="extension (required): RFC 3339, within 60 days")
 
     def details(self) -> dict:
         return {name: getattr(self, name) for name in DETAIL_FIELDS if getattr(self, name) is not None}
 
 
 class NewSupportAnswer(Body):
-    text: StrictStr
+    text: StrictStr = Field(max_length=4000)
 
 
 class ExtensionConfirmation(Body):
