@@ -11,7 +11,8 @@ The faults providers show every day are built in:
   (a lagging backend's older tip, `null` at the tip, `[]` for a hash it does not know);
   `result_of` may return `RpcFailure(code, message)` for an error object instead.
 
-`requests` records (monotonic time, path, body) of every request, answered or forwarded.
+`requests` records (monotonic time, path, body) of every request, answered or forwarded; `headers` their
+headers.
 """
 
 import json
@@ -90,6 +91,7 @@ class FaultProxy:
         self.upstream = upstream.rstrip("/")
         self.fault: Fault | None = None
         self.requests: list[tuple[float, str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # each request's headers, in the same order
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -100,6 +102,7 @@ class FaultProxy:
                 except ValueError:
                     body = None
                 proxy.requests.append((time.monotonic(), self.path, body))
+                proxy.headers.append(dict(self.headers.items()))
                 fault = proxy.fault
                 reply = fault(self.path, body) if fault is not None else None
                 if reply is None:

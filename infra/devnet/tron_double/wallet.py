@@ -53,6 +53,20 @@ def getnowblock(view: View, params: dict) -> dict:
     return _block(view, view.chain.block(view.bound, view.bound))
 
 
+def getblock(view: View, params: dict) -> dict:
+    """java-tron 4.7's /wallet/getblock: `id_or_num` (a number, a block id, or empty for the head), `detail`
+    (false by default: the block without its transactions)."""
+    key = str(params.get("id_or_num") or "")
+    if not key:
+        block = view.chain.block(view.bound, view.bound)
+    elif key.isdigit():
+        block = view.chain.block(int(key), view.bound)
+    else:
+        block = view.chain.block_by_id(key, view.bound)
+    found = _block(view, block)
+    return found if params.get("detail") else {k: v for k, v in found.items() if k != "transactions"}
+
+
 def getblockbynum(view: View, params: dict) -> dict:
     return _block(view, view.chain.block(_number(params, "num"), view.bound))
 
@@ -174,6 +188,7 @@ def broadcasttransaction(view: View, params: dict) -> dict:
 
 READ = {
     "getnowblock": getnowblock,
+    "getblock": getblock,
     "getblockbynum": getblockbynum,
     "getblockbyid": getblockbyid,
     "gettransactionbyid": gettransactionbyid,

@@ -58,6 +58,7 @@ class WatcherSettings(ServiceSettings):
     ethereum_rpc_url: str = "http://127.0.0.1:8545"
     ethereum_ws_url: str = ""  # ws(s):// of the node, for eth_subscribe newHeads; empty: poll only
     tron_url: str = "http://127.0.0.1:8090"
+    tron_api_key: str = ""  # a provider's key, sent as TRON-PRO-API-KEY
     tron_zmq_url: str = ""  # tcp://host:port of the node's built-in message queue (topic `block`); empty: poll only
     # The most blocks one eth_getLogs asks about (providers refuse wider ranges); a look over more is split.
     ethereum_logs_max_blocks: int = Field(1000, ge=1)

@@ -30,16 +30,20 @@ class TronClient:
     # TRX sent by a contract is an internal transaction, not a TransferContract: not read yet.
     unseen: frozenset[str] = frozenset({"internal_trx"})
 
-    def __init__(self, base_url: str, network: str = "tron", timeout_s: float = 10.0):
+    def __init__(self, base_url: str, network: str = "tron", timeout_s: float = 10.0, api_key: str = ""):
         self.network = network
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
+        # Providers (TronGrid and alike) expect their key in this header; never logged.
+        self.headers = {"TRON-PRO-API-KEY": api_key} if api_key else {}
 
     def normalize(self, address: str) -> str:
         return address
 
     def tip(self) -> BlockRef:
-        return block_ref(self._block("getnowblock", {}))
+        """The head block's header only (`getblock` without detail): a mainnet head block's transactions are
+        hundreds of kilobytes the tip does not need."""
+        return block_ref(self._block("getblock", {"detail": False}))
 
     def block(self, height: int) -> BlockRef:
         """The block with its transactions (the payload `transfers_in_block` reuses)."""
@@ -90,7 +94,7 @@ class TronClient:
 
     def _post(self, endpoint: str, body: dict) -> dict | list:
         url = f"{self.base_url}/wallet/{endpoint}"
-        answer = post_json(url, {**body, "visible": True}, self.timeout_s, {}, endpoint)
+        answer = post_json(url, {**body, "visible": True}, self.timeout_s, self.headers, endpoint)
         if isinstance(answer, dict) and "Error" in answer:
             raise NodeError(f"{endpoint}: {answer['Error']}")
         return answer
@@ -140,7 +144,6 @@ def trc20_transfers(info: dict, watched: Watched) -> list[SeenTransfer]:
         if not topics[2].startswith(_ADDRESS_PADDING):
             continue  # 32 bytes that are no address: not an ERC-20 Transfer
         to = tron_address_of(bytes.fromhex(topics[2][-40:]))
-        if to in watched:
-            amount = int(log["data"], 16)
+        if to in watched and (amount := int(log["data"], 16)):  # a zero transfer (anyone can send one) pays nothing
             found.append(SeenTransfer(txid=info["id"], index=position, address=to, token=log["address"], amount=amount))
     return found

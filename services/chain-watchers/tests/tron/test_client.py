@@ -2,6 +2,7 @@
 
 import pytest
 
+from infra.devnet.fault_proxy import FaultProxy
 from kernodeck_watchers.chains.base import NodeError, SeenTransfer
 from kernodeck_watchers.chains.tron import TronClient
 
@@ -48,6 +49,19 @@ def test_a_failed_trc20_transfer_is_not_reported(double, latest, usdt, new_addre
 
     assert found_in_new_block(double, latest, {to}) == []
     assert double.post("/wallet/gettransactionbyid", {"value": failed})["ret"] == [{"contractRet": "REVERT"}]
+
+
+def test_the_tip_is_read_without_the_head_blocks_transactions(double, latest, new_address):
+    double.transfer(new_address(), 1_000_000)
+    double.mine(1)
+    with FaultProxy(double.url) as proxy:
+        tip = TronClient(proxy.url, api_key="k-123").tip()
+        ((_, path, body),) = proxy.requests
+    head = latest.block(tip.height)
+    assert tip == head and head.payload["transactions"]  # the same block, whose transactions were not sent
+    assert (path, body) == ("/wallet/getblock", {"detail": False, "visible": True})
+    sent = {name.lower(): value for name, value in proxy.headers[0].items()}
+    assert sent["tron-pro-api-key"] == "k-123"  # a provider's key, in the header providers read
 
 
 def test_block_refs_chain_by_parent_hash(double, latest):

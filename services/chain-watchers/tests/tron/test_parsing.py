@@ -44,6 +44,11 @@ def test_logs_that_are_not_trc20_transfers_are_ignored():
     assert trc20_transfers({"id": TX}, {W}) == []  # no log at all: a TRX transfer's info
 
 
+def test_a_zero_trc20_transfer_pays_nothing():
+    zero, one = transfer_log(data="00" * 32), transfer_log(data="00" * 31 + "01")
+    assert trc20_transfers({"id": TX, "log": [zero, one]}, {W}) == [SeenTransfer(TX, 1, W, TOKEN, 1)]
+
+
 def tx(kind: str, value: dict, txid: str = TX, contract_ret: str = "SUCCESS") -> dict:
     contract = {"type": kind, "parameter": {"value": value}}
     return {"ret": [{"contractRet": contract_ret}], "txID": txid, "raw_data": {"contract": [contract]}}
