@@ -4,13 +4,15 @@ extensions confirmed, paid and applied by provisioning, refused once the order i
 
 import json
 import subprocess
+import uuid
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import create_engine, text
 
 from infra.local.stack import BIN
+from kernodeck_contracts.events import TransferConfirmed, TransferSeen
 from tests.e2e.conftest import assert_problem, new_customer
-from tests.e2e.test_payments_http import eventually, new_operator
+from tests.e2e.test_payments_http import chain_event, eventually, new_operator
 from tests.e2e.test_provisioning import top_up
 
 ORDER = {"model": "rtx4090", "duration_days": 3, "lots": 1, "preparation": "ubuntu"}
@@ -99,17 +101,27 @@ def test_a_secret_is_refused_before_anything_is_stored_and_an_answer_reaches_the
 
 def test_the_operator_command_answers_and_sees_the_payments_of_a_paid_twice_question(stack, client, customer):
     order = new_order(client, customer)
+    payments = {}
     for asset, network in (("BTC", "bitcoin"), ("LTC", "litecoin")):
         paid = client.post(f"/api/v1/orders/{order['id']}/payments", json={"asset": asset, "network": network},
                            headers=customer["headers"])  # fmt: skip
         assert paid.status_code == 201, paid.text
+        payments[network] = paid.json()
+    bitcoin = payments["bitcoin"]
+    txid = uuid.uuid4().hex
+    chain_event(stack, TransferSeen(network="bitcoin", txid=txid, index=0, address=bitcoin["address"],
+                                    amount=int(bitcoin["amount_base_units"]), sequence=1))  # fmt: skip
     request = ask(client, customer, order["id"], "question", f"Did I pay order {order['id']} twice?").json()
 
     operator = new_operator(stack, client)["headers"]
-    seen = client.get(f"/api/v1/admin/support-requests/{request['id']}", headers=operator).json()
+    seen = eventually(
+        lambda: client.get(f"/api/v1/admin/support-requests/{request['id']}", headers=operator).json(),
+        lambda r: any(p["transfers"] for p in r["order"]["payments"]),
+    )
     assert seen["order"]["id"] == order["id"]
-    assert sorted(p["network"] for p in seen["order"]["payments"]) == ["bitcoin", "litecoin"]
-    assert all(p["transfers"] == [] for p in seen["order"]["payments"])
+    by_network = {p["network"]: p for p in seen["order"]["payments"]}
+    assert set(by_network) == {"bitcoin", "litecoin"} and by_network["litecoin"]["transfers"] == []
+    assert [(t["txid"], t["status"]) for t in by_network["bitcoin"]["transfers"]] == [(txid, "seen")]
 
     def admin(*args):
         done = subprocess.run([str(BIN / "kernodeck-admin"), "support", *args], env=stack.process("support").env,
@@ -118,10 +130,10 @@ def test_the_operator_command_answers_and_sees_the_payments_of_a_paid_twice_ques
         return json.loads(done.stdout)
 
     assert request["id"] in [r["id"] for r in admin("list")["items"]]
-    admin("answer", request["id"], "No: neither payment has received a transfer yet.")
+    admin("answer", request["id"], "No: one transfer, on bitcoin, not confirmed yet; do not send the litecoin one.")
     assert admin("show", request["id"])["status"] == "answered"
     mine = client.get("/api/v1/support-requests", headers=customer["headers"]).json()["items"]
-    assert mine[0]["answers"][0]["text"] == "No: neither payment has received a transfer yet."
+    assert mine[0]["answers"][0]["text"] == "No: one transfer, on bitcoin, not confirmed yet; do not send the litecoin one."
 
 
 def test_an_extension_is_refused_once_the_order_has_ended(stack, client):
@@ -189,3 +201,20 @@ def test_an_extension_confirmed_then_paid_moves_the_end_and_only_then_shows_it(s
     assert_problem(again, 409, "invalid_state")
     balance = client.get("/api/v1/me/balance", headers=customer["headers"]).json()
     assert balance["available_usd"] == "9.00"  # 100 topped up, 29 for the order, 62 for the extension
+
+    # A second extension, paid by its crypto intent this time: the transfer confirmed moves the end again.
+    second = ask(client, customer, order["id"], "extension", "3 more", extra_days=3, due_by=due_by()).json()
+    more = client.post(f"/api/v1/admin/support-requests/{second['id']}/confirm", json={}, headers=operator).json()
+    payment = client.post(f"/api/v1/extensions/{more['id']}/payments", json={"asset": "BTC", "network": "bitcoin"},
+                          headers=customer["headers"]).json()  # fmt: skip
+    chain_event(stack, TransferConfirmed(
+        network="bitcoin", txid=uuid.uuid4().hex, index=0, address=payment["address"],
+        amount=int(payment["amount_base_units"]), block_height=1000, block_hash="00" * 32, confirmations=100, sequence=1,
+    ))  # fmt: skip
+    again_extended = eventually(
+        lambda: client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"]).json(),
+        lambda o: [e["status"] for e in o["extensions"]] == ["applied", "applied"],
+        timeout=30,
+    )
+    assert datetime.fromisoformat(again_extended["rental"]["ends_at"]) == before + timedelta(days=10)
+    assert [p["status"] for p in again_extended["extensions"][1]["payments"]] == ["settled"]
