@@ -1017,30 +1017,58 @@ export interface components {
         };
         /** NewSupportRequest */
         NewSupportRequest: {
-            /** Configuration */
+            /**
+             * Configuration
+             * @description extension: the wanted change
+             */
             configuration?: string | null;
-            /** Due By */
+            /**
+             * Due By
+             * @description extension (required): RFC 3339, within 60 days
+             */
             due_by?: string | null;
-            /** Extra Days */
-            extra_days?: number | null;
-            /** Failed At */
+            /**
+             * Extra Days
+             * @description extension
+             * @enum {unknown}
+             */
+            extra_days?: 3 | 7 | 30;
+            /**
+             * Failed At
+             * @description incident: when it failed, RFC 3339 with offset
+             */
             failed_at?: string | null;
-            /** First Error */
+            /**
+             * First Error
+             * @description incident: the first full error
+             */
             first_error?: string | null;
             /**
              * Kind
              * @enum {string}
              */
             kind: "incident" | "extension" | "question";
-            /** Launch Command */
+            /**
+             * Launch Command
+             * @description incident
+             */
             launch_command?: string | null;
-            /** Message */
+            /**
+             * Message
+             * @description plain text, never rendered as HTML
+             */
             message: string;
-            /** Minimal Example */
+            /**
+             * Minimal Example
+             * @description incident
+             */
             minimal_example?: string | null;
             /** Order Id */
             order_id: string;
-            /** Versions */
+            /**
+             * Versions
+             * @description incident: interpreter, framework...
+             */
             versions?: string | null;
         };
         /** NewTopup */
