@@ -9,7 +9,9 @@ The faults providers show every day are built in:
 - `fail(n)`: HTTP 503 with an HTML body to the next n requests (a gateway's error page);
 - `rpc_answer(method, result_of)`: a JSON-RPC `method` answered with `result_of(params)`
   (a lagging backend's older tip, `null` at the tip, `[]` for a hash it does not know);
-  `result_of` may return `RpcFailure(code, message)` for an error object instead.
+  `result_of` may return `RpcFailure(code, message)` for an error object instead;
+- `per_call(proxy, reply_to)`: each call of a single or batch request answered by `reply_to(call)`,
+  or forwarded alone (a capped `eth_getLogs` range, `[]` inside a batch).
 
 `requests` records (monotonic time, path, body) of every request, answered or forwarded; `headers` their
 headers.
@@ -82,6 +84,29 @@ def rpc_answer(method: str, result_of: Callable[[list], Any]) -> Fault:
         else:
             reply |= {"result": result, "error": None}
         return Reply(200, json.dumps(reply).encode(), {"Content-Type": "application/json"})
+
+    return fault
+
+
+def per_call(proxy: "FaultProxy", reply_to: Callable[[dict], dict | None]) -> Fault:
+    """Each JSON-RPC call, single or in a batch, answered by `reply_to(call)` (a whole reply object), or
+    forwarded alone to the node when that gives None."""
+
+    def answer(call: dict) -> dict:
+        own = reply_to(call)
+        if own is not None:
+            return own
+        forwarded = proxy.forward("/", json.dumps(call).encode(), {"Content-Type": "application/json"})
+        return json.loads(forwarded.body)
+
+    def fault(path: str, body: Any) -> Reply | None:
+        if isinstance(body, list):
+            answers = [answer(call) for call in body]
+        elif isinstance(body, dict):
+            answers = answer(body)
+        else:
+            return None
+        return Reply(200, json.dumps(answers).encode(), {"Content-Type": "application/json"})
 
     return fault
 

@@ -20,6 +20,10 @@ unique:
   each such block is counted in BLOCKS_WITHOUT_TRACES, and the balance check
   of `address_activity` is what is left.
 
+An empty `eth_getLogs` answer is believed only when the block's logs bloom
+cannot hold the Transfer topic; otherwise the block's receipts are read (a
+load-balanced provider's backend answers `[]` for a hash it does not know).
+
 Addresses are lowercase 0x hex; amounts are exact ints (wei, token units).
 Ethereum has no mempool the watcher relies on: `pending_transfers` is [].
 """
@@ -34,6 +38,7 @@ from typing import Any
 from prometheus_client import Counter
 
 from kernodeck_chains import evm
+from kernodeck_chains.hashes import keccak256
 from kernodeck_watchers.chains.base import BlockNotYet, BlockRef, NodeError, SeenTransfer, Watched
 from kernodeck_watchers.chains.jsonrpc import JsonRpc, RpcError, ok
 
@@ -50,6 +55,16 @@ BLOCKS_WITHOUT_TRACES = Counter(
     "Blocks scanned without call traces (the node lacks or failed debug_traceBlockByHash): internal ETH transfers unseen",
     ["network"],
 )
+
+
+def bloom_may_hold(bloom: str | None, topic: str) -> bool:
+    """Whether a block's 2048-bit logs bloom may hold `topic` (0x hex): False only when it surely does not. No
+    bloom (a node that leaves it out): it may."""
+    if not bloom:
+        return True
+    bits = int(bloom, 16)
+    digest = keccak256(bytes.fromhex(topic[2:]))
+    return all(bits >> (((digest[i] << 8) | digest[i + 1]) & 2047) & 1 for i in (0, 2, 4))
 
 
 def block_ranges(low: int, high: int, most: int) -> list[tuple[int, int]]:
@@ -173,10 +188,21 @@ class EthereumClient:
         logs = ok(answers[0])
         if body is None:
             raise NodeError(f"block {block.hash} (height {block.height}) is no longer known to the node")
+        if not logs and bloom_may_hold(body.get("logsBloom"), TRANSFER_TOPIC):
+            logs = self._transfer_logs_from_receipts(block)
         traces = self._traces(block, answers[1]) if self.traces else None
         if traces is None:
             BLOCKS_WITHOUT_TRACES.labels(self.network).inc()
         return BlockContents(body["transactions"], logs, traces)
+
+    def _transfer_logs_from_receipts(self, block: BlockRef) -> list[dict]:
+        """The Transfer logs of the block's receipts: `eth_getLogs` said none while the block's logs bloom says
+        there may be some (a backend that answers [] for a hash it does not know yet). The receipts settle it;
+        without them the block is read again later."""
+        receipts = self.rpc.call("eth_getBlockReceipts", block.hash)
+        if receipts is None:
+            raise NodeError(f"block {block.hash}: no logs though its bloom holds Transfer, and no receipts")
+        return [entry for receipt in receipts for entry in receipt.get("logs") or () if entry.get("topics")]
 
     def _traces(self, block: BlockRef, answer: Any) -> list[dict] | None:
         """The block's call traces; None where the node failed them. A node that lacks the method is not asked

@@ -1,11 +1,10 @@
 """The targeted look at one address ("J'ai payé"): recent blocks, token logs and the balance."""
 
-import json
 import logging
 
 import pytest
 
-from infra.devnet.fault_proxy import FaultProxy, Reply
+from infra.devnet.fault_proxy import FaultProxy, per_call
 from infra.devnet.tokens import forward_eth, send, transfer_token
 from kernodeck_watchers.chains.base import NodeError, SeenTransfer
 from kernodeck_watchers.chains.ethereum import EthereumClient
@@ -77,21 +76,16 @@ def test_several_addresses_are_looked_at_in_one_go(anvil, client, tokens, new_ad
 def capped_logs(proxy: FaultProxy, most: int):
     """A provider that refuses eth_getLogs over more than `most` blocks (as they do, most at 1,000 or less)."""
 
-    def answer(one: dict) -> dict:
-        if one.get("method") == "eth_getLogs":
-            spec = one["params"][0]
-            if int(spec["toBlock"], 16) - int(spec["fromBlock"], 16) + 1 > most:
-                error = {"code": -32005, "message": f"query exceeds max block range {most}"}
-                return {"jsonrpc": "2.0", "id": one["id"], "error": error}
-        raw = json.dumps(one).encode()
-        return json.loads(proxy.forward("/", raw, {"Content-Type": "application/json"}).body)
+    def reply_to(call: dict) -> dict | None:
+        if call.get("method") != "eth_getLogs":
+            return None
+        spec = call["params"][0]
+        if int(spec["toBlock"], 16) - int(spec["fromBlock"], 16) + 1 <= most:
+            return None
+        error = {"code": -32005, "message": f"query exceeds max block range {most}"}
+        return {"jsonrpc": "2.0", "id": call["id"], "error": error}
 
-    def fault(path, body):
-        if isinstance(body, list):
-            return Reply(200, json.dumps([answer(one) for one in body]).encode(), {"Content-Type": "application/json"})
-        return Reply(200, json.dumps(answer(body)).encode(), {"Content-Type": "application/json"}) if body else None
-
-    return fault
+    return per_call(proxy, reply_to)
 
 
 def test_a_look_over_more_blocks_than_the_provider_allows_is_split(anvil, tokens, new_address):

@@ -4,8 +4,10 @@ import itertools
 
 import pytest
 
+from infra.devnet.fault_proxy import FaultProxy, per_call
 from infra.devnet.tokens import deploy, forward_eth, send, send_call, transfer_token
 from kernodeck_watchers.chains.base import NodeError, SeenTransfer
+from kernodeck_watchers.chains.ethereum import TRANSFER_TOPIC, EthereumClient, bloom_may_hold
 
 REVERT_ALWAYS = "0x5f5ffd"  # PUSH0 PUSH0 REVERT: code that refuses every call and payment
 
@@ -161,3 +163,29 @@ def test_balances_are_read_at_the_scanned_height_including_eth_sent_by_contracts
     height = ref_of(receipt).height
     anvil.wait_receipt(send(anvil, {"to": watched, "value": "0x5"}))  # a later block: not at `height`
     assert client.balances([watched, empty], height) == {watched: 9, empty: 0}
+
+
+def test_an_empty_log_answer_is_checked_against_the_blocks_bloom_and_receipts(anvil, tokens, new_address):
+    watched = new_address()
+    paid = anvil.wait_receipt(transfer_token(anvil, tokens["USDT"], watched, 5))
+    plain = anvil.wait_receipt(send(anvil, {"to": new_address(), "value": "0x1"}))
+    with FaultProxy(anvil.rpc_url) as proxy:
+
+        def unknown_hash(call: dict) -> dict | None:  # a backend that has not got the block yet answers []
+            if call.get("method") == "eth_getLogs" and "blockHash" in call["params"][0]:
+                return {"jsonrpc": "2.0", "id": call["id"], "result": []}
+            return None
+
+        proxy.fault = per_call(proxy, unknown_hash)
+        client = EthereumClient(proxy.url, timeout_s=10)
+        found = client.transfers_in_block(client.block(int(paid["blockNumber"], 16)), {watched})
+        asked = len(proxy.requests)
+        assert client.transfers_in_block(client.block(int(plain["blockNumber"], 16)), {watched}) == []
+        assert len(proxy.requests) - asked == 2  # its bloom holds no Transfer: [] is believed, no receipts asked
+    assert [(t.address, t.token, t.amount) for t in found] == [(watched, tokens["USDT"], 5)]
+
+
+def test_a_bloom_without_the_topic_says_so_and_a_missing_bloom_says_maybe():
+    assert not bloom_may_hold("0x" + "00" * 256, TRANSFER_TOPIC)
+    assert bloom_may_hold("0x" + "ff" * 256, TRANSFER_TOPIC)
+    assert bloom_may_hold(None, TRANSFER_TOPIC)
