@@ -9,7 +9,7 @@ def test_liveness_and_readiness(client):
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert set(ready.json()["services"]) == {"catalog", "accounts", "orders", "payments", "provisioning"}
+    assert set(ready.json()["services"]) == {"catalog", "accounts", "orders", "payments", "provisioning", "support"}
     assert ready.json()["watchers"] == {}  # this stack runs no chain watcher: none has reported
 
 

@@ -1,6 +1,11 @@
 """Prometheus metrics every service exports, and the endpoint that serves them."""
 
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+import threading
+from collections.abc import Callable
+from socketserver import ThreadingMixIn
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from prometheus_client import Counter, Gauge, Histogram, make_wsgi_app
 
 ENTRYPOINT_SECONDS = Histogram(
     "kernodeck_entrypoint_seconds",
@@ -47,7 +52,29 @@ HANDLER_FAILURES = Counter(
 )
 
 
-def serve(port: int, host: str = "127.0.0.1") -> None:
-    """Serve /metrics on `port`; 0 disables the endpoint (tests)."""
-    if port:
-        start_http_server(port, addr=host)
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format, *args):  # probes and scrapes would fill the logs
+        pass
+
+
+def serve(port: int, host: str = "127.0.0.1", ready: Callable[[], bool] = lambda: True) -> None:
+    """Serve /metrics on `port` (0 disables it: tests), and the probes: /healthz answers while the process
+    runs, /readyz while `ready()` (503 before the service has started and once it is stopping)."""
+    if not port:
+        return
+    metrics_app = make_wsgi_app()
+
+    def app(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if path in ("/healthz", "/readyz"):
+            ok = path == "/healthz" or ready()
+            start_response("200 OK" if ok else "503 Service Unavailable", [("Content-Type", "text/plain")])
+            return [b"ok\n" if ok else b"not ready\n"]
+        return metrics_app(environ, start_response)
+
+    server = make_server(host, port, app, _Server, handler_class=_Quiet)
+    threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()

@@ -5,6 +5,7 @@ import signal
 from collections.abc import Callable
 
 import eventlet
+import eventlet.event
 from nameko.runners import ServiceRunner
 
 from kernodeck_kit import logs, metrics, migrations
@@ -33,15 +34,19 @@ def run(service_cls, settings: ServiceSettings, package: str, prepare: Callable[
     migrations.upgrade(package, config["DATABASE_URL"])
     if prepare is not None:
         prepare(config["DATABASE_URL"])
-    metrics.serve(settings.metrics_port, settings.metrics_host)
+    started = eventlet.event.Event()
+    stopping = []
+    metrics.serve(settings.metrics_port, settings.metrics_host, ready=lambda: started.ready() and not stopping)
     runner = ServiceRunner(config)
     runner.add_service(service_cls)
 
     def shutdown(_signum, _frame):
+        stopping.append(True)  # /readyz answers 503 from here: the pod leaves its Service before it stops
         eventlet.spawn_n(runner.stop)
 
     signal.signal(signal.SIGTERM, shutdown)
     runner.start()
+    started.send(True)
     log.info("service started", extra={"metrics_port": settings.metrics_port})
     try:
         runner.wait()
