@@ -93,7 +93,12 @@ def test_after_a_settled_topup_an_order_is_paid_from_the_balance(
 
     paid = payments.pay_with_balance(ACC, order["id"])
 
-    assert paid == {"payment_id": f"balance-{order['id']}", "order_id": order["id"], "amount_usd_cents": 18_900}
+    assert paid == {
+        "payment_id": f"balance-{order['id']}",
+        "order_id": order["id"],
+        "extension_id": None,
+        "amount_usd_cents": 18_900,
+    }
     assert payments.get_balance(ACC) == {"available_usd_cents": 50_000 - 18_900, "pending_usd_cents": 0}
     assert [(e["amount_usd_cents"], e["reason"], e["ref"]) for e in payments.list_ledger(ACC)] == [
         (-18_900, "order_payment", order["id"]),
