@@ -30,7 +30,9 @@ def _utxo(settings: WatcherSettings) -> ChainClient:
 BUILDERS: dict[str, Callable[[WatcherSettings], ChainClient]] = {
     "bitcoin": _utxo,
     "litecoin": _utxo,
-    "ethereum": lambda s: EthereumClient(s.ethereum_rpc_url, "ethereum", s.rpc_timeout_s, s.ethereum_logs_max_blocks),
+    "ethereum": lambda s: EthereumClient(
+        s.ethereum_rpc_url, "ethereum", s.rpc_timeout_s, s.ethereum_logs_max_blocks, s.ethereum_trace_retry_s
+    ),
     "tron": lambda s: TronClient(s.tron_url, "tron", timeout_s=s.rpc_timeout_s, api_key=s.tron_api_key),
     "solana": lambda s: SolanaClient(s.solana_rpc_url, "solana", s.solana_commitment, s.rpc_timeout_s),
 }

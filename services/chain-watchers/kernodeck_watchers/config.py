@@ -62,6 +62,9 @@ class WatcherSettings(ServiceSettings):
     tron_zmq_url: str = ""  # tcp://host:port of the node's built-in message queue (topic `block`); empty: poll only
     # The most blocks one eth_getLogs asks about (providers refuse wider ranges); a look over more is split.
     ethereum_logs_max_blocks: int = Field(1000, ge=1)
+    # How long a block whose call traces failed (pruned state, a tracer timeout) is tried again before it is
+    # scanned without them (internal ETH transfers in it then left to the balance check).
+    ethereum_trace_retry_s: float = Field(120.0, ge=0)
     solana_rpc_url: str = "http://127.0.0.1:8899"
     solana_ws_url: str = ""  # ws(s):// of the node's PubSub port, for slotSubscribe; empty: poll only
     # Slots are counted on top of this commitment: "confirmed" plus 32 slots is

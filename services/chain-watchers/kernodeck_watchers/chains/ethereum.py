@@ -16,9 +16,11 @@ unique:
   position in a depth-first pre-order walk of the transaction's call tree
   (the transaction itself is 0). A block's call tree never changes, so n is
   stable; negative, so it never collides with a log index of the same
-  transaction. A node without the debug API gives no internal transfers:
-  each such block is counted in BLOCKS_WITHOUT_TRACES, and the balance check
-  of `address_activity` is what is left.
+  transaction. Where the node lacks the debug API, `trace_block`'s flat
+  traces give the same frames in the same order. A node with neither gives
+  no internal transfers: each such block is counted in BLOCKS_WITHOUT_TRACES,
+  `unseen` says `internal_eth`, and the watcher's balance check is the
+  backstop.
 
 An empty `eth_getLogs` answer is believed only when the block's logs bloom
 cannot hold the Transfer topic; otherwise the block's receipts are read (a
@@ -31,6 +33,7 @@ Ethereum has no mempool the watcher relies on: `pending_transfers` is [].
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -83,6 +86,7 @@ class BlockContents:
     transactions: list[dict]
     logs: list[dict]
     traces: list[dict] | None
+    flat_traces: list[dict] | None = None  # trace_block's, where the node has no debug_traceBlockByHash
 
 
 def native_transfers(transactions: Iterable[dict], watched: Watched) -> list[SeenTransfer]:
@@ -134,9 +138,39 @@ def internal_transfers(txid: str, root: dict, watched: Watched) -> list[SeenTran
     return found
 
 
+def parity_internal_transfers(traces: Iterable[dict], watched: Watched) -> list[SeenTransfer]:
+    """The same from `trace_block`'s flat traces (Erigon, Nethermind, Reth, anvil): each transaction's frames in
+    the same depth-first pre-order (its position in the list is the callTracer walk's), `traceAddress` the path."""
+    found = []
+    position, txid, reverted_under = 0, None, []
+    for frame in traces:
+        if frame.get("transactionHash") != txid:
+            position, txid, reverted_under = 0, frame.get("transactionHash"), []
+        else:
+            position += 1
+        path = tuple(frame.get("traceAddress") or ())
+        if frame.get("error"):
+            reverted_under.append(path)
+        if not position or txid is None or any(path[: len(p)] == p for p in reverted_under):
+            continue
+        action, kind = frame.get("action") or {}, frame.get("type")
+        if kind == "call" and action.get("callType") == "call":
+            to, value = action.get("to"), action.get("value")
+        elif kind == "create":
+            to, value = (frame.get("result") or {}).get("address"), action.get("value")
+        elif kind == "suicide":
+            to, value = action.get("refundAddress"), action.get("balance")
+        else:
+            continue
+        if to and (address := to.lower()) in watched and (amount := int(value or "0x0", 16)):
+            found.append(SeenTransfer(txid, -position, address, None, amount))
+    return found
+
+
 def match_block(contents: BlockContents, watched: Watched) -> list[SeenTransfer]:
     """Every transfer in a block to a watched address, before failed transactions are dropped."""
     found = native_transfers(contents.transactions, watched) + token_transfers(contents.logs, watched)
+    found += parity_internal_transfers(contents.flat_traces or (), watched)
     for position, trace in enumerate(contents.traces or ()):
         # geth before 1.13 gives no txHash: traces come in the block's transaction order
         txid = trace.get("txHash") or contents.transactions[position]["hash"]
@@ -145,15 +179,25 @@ def match_block(contents: BlockContents, watched: Watched) -> list[SeenTransfer]
 
 
 class EthereumClient:
-    def __init__(self, rpc_url: str, network: str = "ethereum", timeout_s: float = 30.0, logs_max_blocks: int = 1000):
+    def __init__(
+        self,
+        rpc_url: str,
+        network: str = "ethereum",
+        timeout_s: float = 30.0,
+        logs_max_blocks: int = 1000,
+        trace_retry_s: float = 120.0,
+    ):
         self.network = network
         self.rpc = JsonRpc(rpc_url, timeout_s)
         self.logs_max_blocks = logs_max_blocks  # providers refuse eth_getLogs over more blocks (often 1,000 or less)
-        self.traces = True  # until the node says it lacks debug_traceBlockByHash
+        self.trace_retry_s = trace_retry_s  # how long a block whose traces failed is tried again
+        # debug_traceBlockByHash; trace_block where the node lacks it; None where it lacks both
+        self.tracer: str | None = "debug"
+        self._trace_failed_since: dict[str, float] = {}
 
     @property
     def unseen(self) -> frozenset[str]:
-        return frozenset() if self.traces else frozenset({"internal_eth"})
+        return frozenset() if self.tracer else frozenset({"internal_eth"})
 
     def normalize(self, address: str) -> str:
         return address.strip().lower()
@@ -179,8 +223,8 @@ class EthereumClient:
         """The block's transactions (its payload, else read by hash), Transfer logs and traces, by hash: all of
         that one block even if a reorg replaces it meanwhile (then NodeError, once the node has forgotten it)."""
         calls = [("eth_getLogs", [{"blockHash": block.hash, "topics": [TRANSFER_TOPIC]}])]
-        if self.traces:
-            calls.append(("debug_traceBlockByHash", [block.hash, {"tracer": "callTracer"}]))
+        if self.tracer is not None:
+            calls.append(self._trace_call(block))
         if block.payload is None:
             calls.append(("eth_getBlockByHash", [block.hash, True]))
         answers = self.rpc.batch(calls)
@@ -190,10 +234,15 @@ class EthereumClient:
             raise NodeError(f"block {block.hash} (height {block.height}) is no longer known to the node")
         if not logs and bloom_may_hold(body.get("logsBloom"), TRANSFER_TOPIC):
             logs = self._transfer_logs_from_receipts(block)
-        traces = self._traces(block, answers[1]) if self.traces else None
-        if traces is None:
+        traces, flat = self._traces(block, answers[1]) if self.tracer is not None else (None, None)
+        if traces is None and flat is None:
             BLOCKS_WITHOUT_TRACES.labels(self.network).inc()
-        return BlockContents(body["transactions"], logs, traces)
+        return BlockContents(body["transactions"], logs, traces, flat)
+
+    def _trace_call(self, block: BlockRef) -> tuple[str, list]:
+        if self.tracer == "debug":
+            return "debug_traceBlockByHash", [block.hash, {"tracer": "callTracer"}]
+        return "trace_block", [hex(block.height)]  # by number: its traces name their block, checked
 
     def _transfer_logs_from_receipts(self, block: BlockRef) -> list[dict]:
         """The Transfer logs of the block's receipts: `eth_getLogs` said none while the block's logs bloom says
@@ -204,18 +253,41 @@ class EthereumClient:
             raise NodeError(f"block {block.hash}: no logs though its bloom holds Transfer, and no receipts")
         return [entry for receipt in receipts for entry in receipt.get("logs") or () if entry.get("topics")]
 
-    def _traces(self, block: BlockRef, answer: Any) -> list[dict] | None:
-        """The block's call traces; None where the node failed them. A node that lacks the method is not asked
-        again; any other failure (pruned state, a tracer timeout) is for this block only."""
-        if isinstance(answer, list) and all(isinstance(t, dict) and "result" in t for t in answer):
-            return answer
+    def _traces(self, block: BlockRef, answer: Any) -> tuple[list[dict] | None, list[dict] | None]:
+        """The block's call traces (callTracer's, or trace_block's flat ones), (None, None) without. A node that
+        lacks debug_traceBlockByHash is asked trace_block from then on, one that lacks both is not asked again
+        (`internal_eth` unseen). Any other failure (pruned state, a tracer timeout) stops the pass at this block
+        for up to `trace_retry_s`, then the block goes without them (counted; the balance check is the backstop)."""
+        if (
+            self.tracer == "debug"
+            and isinstance(answer, list)
+            and all(isinstance(t, dict) and "result" in t for t in answer)
+        ):
+            self._trace_failed_since.pop(block.hash, None)
+            return answer, None
+        if (
+            self.tracer == "trace_block"
+            and isinstance(answer, list)
+            and all(isinstance(t, dict) and t.get("blockHash") == block.hash for t in answer)
+        ):
+            self._trace_failed_since.pop(block.hash, None)
+            return None, answer
         if isinstance(answer, RpcError) and answer.code == METHOD_NOT_FOUND:
-            self.traces = False
+            lacked, self.tracer = self.tracer, "trace_block" if self.tracer == "debug" else None
+            log.warning("the node lacks a tracing method", extra={"network": self.network, "method": lacked})
+            if self.tracer is None:
+                return None, None
+            method, params = self._trace_call(block)
+            return self._traces(block, self.rpc.batch([(method, params)])[0])
+        first = self._trace_failed_since.setdefault(block.hash, time.monotonic())
+        if time.monotonic() - first < self.trace_retry_s:
+            raise NodeError(f"traces of block {block.height} failed, tried again later: {str(answer)[:200]}")
+        del self._trace_failed_since[block.hash]
         log.warning(
             "no call traces: internal ETH transfers in the block are not seen",
             extra={"network": self.network, "height": block.height, "error": str(answer)[:300]},
         )
-        return None
+        return None, None
 
     def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
         return self._succeeded(match_block(self.fetch_block(block), watched))
@@ -252,7 +324,10 @@ class EthereumClient:
         tip = self.tip().height
         to_topics = ["0x" + address[2:].rjust(64, "0") for address in watched]
         log_calls = [
-            ("eth_getLogs", [{"fromBlock": hex(low), "toBlock": hex(high), "topics": [TRANSFER_TOPIC, None, to_topics]}])
+            (
+                "eth_getLogs",
+                [{"fromBlock": hex(low), "toBlock": hex(high), "topics": [TRANSFER_TOPIC, None, to_topics]}],
+            )
             for low, high in block_ranges(since_height, tip, self.logs_max_blocks)
         ]
         balance_calls = [("eth_getBalance", [address, hex(tip)]) for address in watched]

@@ -1,14 +1,11 @@
-"""A node without the debug API, and a node that does not answer."""
+"""A node without the tracing APIs or failing them, and a node that does not answer."""
 
-import json
 import secrets
-import threading
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from prometheus_client import REGISTRY
 
+from infra.devnet.fault_proxy import FaultProxy, per_call
 from infra.devnet.nodes import free_port
 from infra.devnet.tokens import forward_eth, send, transfer_token
 from kernodeck_watchers.chains.base import NodeError, SeenTransfer
@@ -18,72 +15,92 @@ BLOCKS_WITHOUT_TRACES_TOTAL = "kernodeck_watcher_blocks_without_traces_total"
 
 
 @pytest.fixture
-def node_without_debug(anvil, request):
-    """anvil behind a proxy that refuses debug_* with the error code `request.param`: -32601 as a node without
-    the debug namespace, -32000 as one that cannot trace that block (pruned state, tracer timeout)."""
-    asked = []
+def refusing(anvil):
+    """`refusing(code, *prefixes)` -> (url, methods asked): anvil behind a proxy that answers the calls of these
+    method prefixes with error `code`: -32601 as a node without them, -32000 as one that cannot trace that block."""
+    proxies = []
 
-    def refuse(call):
-        return {"jsonrpc": "2.0", "id": call["id"], "error": {"code": request.param, "message": "refused"}}
+    def start(code: int, *prefixes: str) -> tuple[str, list[str]]:
+        asked: list[str] = []
 
-    def forward(call):
-        request = urllib.request.Request(anvil.rpc_url, json.dumps(call).encode(), {"Content-Type": "application/json"})
-        with urllib.request.urlopen(request) as response:
-            return json.loads(response.read())
+        def reply_to(call: dict) -> dict | None:
+            asked.append(call["method"])
+            if call["method"].startswith(prefixes):
+                return {"jsonrpc": "2.0", "id": call["id"], "error": {"code": code, "message": "refused"}}
+            return None
 
-    class Proxy(BaseHTTPRequestHandler):
-        def do_POST(self):
-            payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            calls = payload if isinstance(payload, list) else [payload]
-            asked.extend(c["method"] for c in calls)
-            answers = [refuse(c) if c["method"].startswith("debug_") else forward(c) for c in calls]
-            body = json.dumps(answers if isinstance(payload, list) else answers[0]).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+        proxy = FaultProxy(anvil.rpc_url).start()
+        proxy.fault = per_call(proxy, reply_to)
+        proxies.append(proxy)
+        return proxy.url, asked
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", asked
-    server.shutdown()
-    server.server_close()
+    yield start
+    for proxy in proxies:
+        proxy.stop()
 
 
-@pytest.mark.parametrize(
-    ("node_without_debug", "trace_calls"), [(-32601, 1), (-32000, 2)], indirect=["node_without_debug"]
-)
-def test_without_traces_internal_transfers_are_counted_as_unseen_and_the_rest_is_found(
-    anvil, tokens, forwarder, one_block, node_without_debug, trace_calls, new_address
-):
-    url, asked = node_without_debug
-    network = f"ethereum-{secrets.token_hex(4)}"
-    client = EthereumClient(url, network=network)
-    watched = new_address()
+def paid_three_ways(anvil, tokens, forwarder, one_block, watched):
+    """ETH, USDT and ETH sent by a contract to `watched` in one block; (sent, the block's height)."""
     with one_block() as sent:
         sent.append(send(anvil, {"to": watched, "value": "0x7"}))
         sent.append(transfer_token(anvil, tokens["USDT"], watched, 8))
         sent.append(forward_eth(anvil, forwarder, watched, 9))
-    ref = client.block(int(sent.receipts[0]["blockNumber"], 16))
-    assert client.unseen == frozenset()  # until the node says it lacks the debug API
+    return sent, int(sent.receipts[0]["blockNumber"], 16)
 
-    first = client.transfers_in_block(ref, {watched})
-    again = client.transfers_in_block(ref, {watched})
 
+def direct(sent, tokens, watched) -> list[SeenTransfer]:
     log_index = int(sent.receipts[1]["logs"][0]["logIndex"], 16)
-    assert first == [
-        SeenTransfer(sent[0], 0, watched, None, 7),
-        SeenTransfer(sent[1], log_index, watched, tokens["USDT"], 8),
-    ]
-    assert again == first
-    # A node without the method: the status says so, the method is degraded. Failed traces: this block only.
-    assert client.unseen == ({"internal_eth"} if trace_calls == 1 else set())
-    assert asked.count("debug_traceBlockByHash") == trace_calls  # once only from a node that lacks the method
+    return [SeenTransfer(sent[0], 0, watched, None, 7), SeenTransfer(sent[1], log_index, watched, tokens["USDT"], 8)]
+
+
+def test_without_debug_traces_trace_block_finds_internal_transfers_at_the_same_index(
+    anvil, tokens, forwarder, one_block, refusing, new_address, client
+):
+    url, asked = refusing(-32601, "debug_")
+    without_debug = EthereumClient(url, network=f"ethereum-{secrets.token_hex(4)}")
+    watched = new_address()
+    sent, height = paid_three_ways(anvil, tokens, forwarder, one_block, watched)
+
+    found = without_debug.transfers_in_block(without_debug.block(height), {watched})
+
+    assert found == client.transfers_in_block(client.block(height), {watched})  # anvil's own debug traces
+    assert [t for t in found if t.index < 0] == [SeenTransfer(sent[2], -1, watched, None, 9)]
+    assert without_debug.unseen == frozenset()
+    without_debug.transfers_in_block(without_debug.block(height), {watched})
+    assert asked.count("debug_traceBlockByHash") == 1  # not asked again
+
+
+def test_without_any_tracing_api_internal_transfers_are_unseen_and_the_rest_is_found(
+    anvil, tokens, forwarder, one_block, refusing, new_address
+):
+    url, asked = refusing(-32601, "debug_", "trace_")
+    network = f"ethereum-{secrets.token_hex(4)}"
+    client = EthereumClient(url, network=network)
+    watched = new_address()
+    sent, height = paid_three_ways(anvil, tokens, forwarder, one_block, watched)
+    assert client.unseen == frozenset()  # until the node says it lacks them
+
+    first = client.transfers_in_block(client.block(height), {watched})
+    again = client.transfers_in_block(client.block(height), {watched})
+
+    assert first == again == direct(sent, tokens, watched)
+    assert client.unseen == {"internal_eth"}  # the status says so: the method is degraded
+    assert (asked.count("debug_traceBlockByHash"), asked.count("trace_block")) == (1, 1)
     assert REGISTRY.get_sample_value(BLOCKS_WITHOUT_TRACES_TOTAL, {"network": network}) == 2
+
+
+def test_failed_traces_are_retried_for_a_while_then_the_block_goes_without(
+    anvil, tokens, forwarder, one_block, refusing, new_address
+):
+    url, _ = refusing(-32000, "debug_")  # pruned state, a tracer timeout: this block only
+    watched = new_address()
+    sent, height = paid_three_ways(anvil, tokens, forwarder, one_block, watched)
+    patient = EthereumClient(url, trace_retry_s=60)
+    with pytest.raises(NodeError):  # the pass stops at the block; the next one reads it again
+        patient.transfers_in_block(patient.block(height), {watched})
+    assert patient.unseen == frozenset()
+    given_up = EthereumClient(url, trace_retry_s=0)
+    assert given_up.transfers_in_block(given_up.block(height), {watched}) == direct(sent, tokens, watched)
 
 
 def test_a_node_that_does_not_answer_is_a_node_error():
