@@ -16,7 +16,7 @@ from .runtime import Executed
 
 UNSUPPORTED_TRANSACTION_VERSION = -32015
 ENCODINGS = ("json", "base64", "base58")
-TRANSACTION_DETAILS = ("full", "signatures", "none")
+TRANSACTION_DETAILS = ("full", "accounts", "signatures", "none")
 
 
 def block_json(block: Block, encoding: str, details: str, rewards: bool, max_version: int | None) -> dict:
@@ -29,6 +29,8 @@ def block_json(block: Block, encoding: str, details: str, rewards: bool, max_ver
     }
     if details == "full":
         result["transactions"] = [transaction_with_meta(e, encoding, max_version) for e in block.txs]
+    elif details == "accounts":
+        result["transactions"] = [transaction_accounts(e, max_version, rewards) for e in block.txs]
     elif details == "signatures":
         result["signatures"] = [e.signature for e in block.txs]
     if rewards:
@@ -50,6 +52,46 @@ def transaction_with_meta(e: Executed, encoding: str, max_version: int | None) -
             f'again with the following configuration parameter: "maxSupportedTransactionVersion": {version}',
         )
     item = {"transaction": _transaction(e, encoding), "meta": _meta(e)}
+    if max_version is not None:
+        item["version"] = version
+    return item
+
+
+def transaction_accounts(e: Executed, max_version: int | None, rewards: bool) -> dict:
+    """`transactionDetails: "accounts"`: the signatures and every account with its flags and source (the
+    message's keys, then those loaded from lookup tables), and the meta's balances only (agave's
+    build_simple_ui_transaction_status_meta): what a watcher needs, a fraction of the full block."""
+    version = 0 if isinstance(e.tx.message, MessageV0) else "legacy"
+    if version != "legacy" and (max_version is None or version > max_version):
+        transaction_with_meta(e, "json", max_version)  # the same refusal as the full details
+    message = e.tx.message
+    header = message.header
+    keys = [str(k) for k in message.account_keys]
+    signers, unsigned_writable_end = header.num_required_signatures, len(keys) - header.num_readonly_unsigned_accounts
+    accounts = [
+        {
+            "pubkey": key,
+            "signer": index < signers,
+            "source": "transaction",
+            "writable": index < signers - header.num_readonly_signed_accounts
+            or signers <= index < unsigned_writable_end,
+        }
+        for index, key in enumerate(keys)
+    ]
+    accounts += [{"pubkey": k, "signer": False, "source": "lookupTable", "writable": True} for k in e.loaded_writable]
+    accounts += [{"pubkey": k, "signer": False, "source": "lookupTable", "writable": False} for k in e.loaded_readonly]
+    meta: dict[str, Any] = {
+        "err": e.err,
+        "fee": e.meta.fee(),
+        "postBalances": e.post_balances,
+        "postTokenBalances": e.post_token_balances,
+        "preBalances": e.pre_balances,
+        "preTokenBalances": e.pre_token_balances,
+        "status": {"Ok": None} if e.err is None else {"Err": e.err},
+    }
+    if rewards:
+        meta["rewards"] = []
+    item = {"transaction": {"accountKeys": accounts, "signatures": [str(s) for s in e.tx.signatures]}, "meta": meta}
     if max_version is not None:
         item["version"] = version
     return item

@@ -54,7 +54,7 @@ class SolanaClient:
         return _ref(slot, block)
 
     def block(self, height: int) -> BlockRef:
-        block = self._get_block(height, "full")
+        block = self._get_block(height, "accounts")
         if block is None:
             return self._skipped(height)
         return _ref(height, block, payload=block)
@@ -67,7 +67,7 @@ class SolanaClient:
         """Every SPL mint comes back, the mint as `token`."""
         if block.hash == block.parent_hash:
             return []  # a skipped slot
-        raw = block.payload or self._get_block(block.height, "full")
+        raw = block.payload or self._get_block(block.height, "accounts")
         if raw is None or raw["blockhash"] != block.hash:
             raise NodeError(f"slot {block.height} no longer holds block {block.hash}")
         return [t for item in raw["transactions"] for t in _transfers(item, watched)]
@@ -156,9 +156,13 @@ def _transfers(item: dict, watched: Watched) -> list[SeenTransfer]:
     meta = item["meta"]
     if meta is None or meta["err"] is not None:
         return []
-    txid = item["transaction"]["signatures"][0]
-    loaded = meta.get("loadedAddresses") or {}
-    keys = item["transaction"]["message"]["accountKeys"] + loaded.get("writable", []) + loaded.get("readonly", [])
+    transaction = item["transaction"]
+    txid = transaction["signatures"][0]
+    if "message" in transaction:  # full details (getTransaction): the message's keys, then the loaded ones
+        loaded = meta.get("loadedAddresses") or {}
+        keys = transaction["message"]["accountKeys"] + loaded.get("writable", []) + loaded.get("readonly", [])
+    else:  # `transactionDetails: "accounts"`: every key, loaded ones included, in the same order
+        keys = [account["pubkey"] for account in transaction["accountKeys"]]
     found = [
         SeenTransfer(txid, index, key, None, post - pre)
         for index, (key, pre, post) in enumerate(zip(keys, meta["preBalances"], meta["postBalances"], strict=True))

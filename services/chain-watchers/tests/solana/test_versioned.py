@@ -68,3 +68,14 @@ def test_a_transfer_to_a_looked_up_address_is_found_at_its_loaded_index(node, wa
     ]
     assert item["meta"]["loadedAddresses"] == {"readonly": [], "writable": [str(watched)]}
     assert client.address_activity([str(watched)], 0) == [(transfers[0], client.block(slot))]
+    # what the scan asks for: the accounts and balances, not the instructions and logs
+    config = {"commitment": "confirmed", "maxSupportedTransactionVersion": 0, "transactionDetails": "accounts"}
+    (accounts,) = [
+        i for i in node.rpc("getBlock", slot, config)["transactions"] if signature in i["transaction"]["signatures"]
+    ]
+    assert accounts["transaction"]["accountKeys"] == [
+        {"pubkey": str(payer.pubkey()), "signer": True, "source": "transaction", "writable": True},
+        {"pubkey": str(SYSTEM_PROGRAM), "signer": False, "source": "transaction", "writable": False},
+        {"pubkey": str(watched), "signer": False, "source": "lookupTable", "writable": True},
+    ]
+    assert "logMessages" not in accounts["meta"] and accounts["meta"]["postBalances"] == item["meta"]["postBalances"]
