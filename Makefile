@@ -7,7 +7,7 @@ PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources servic
 STAMP := $(VENV)/.installed
 PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml admin/pyproject.toml)
 
-.PHONY: install web run test test-services test-http test-browser lint bench clean
+.PHONY: install web run test test-services test-http test-browser test-faults lint bench clean
 
 $(STAMP): $(PYPROJECTS) requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,7 +43,7 @@ run: install web
 test: install
 	infra/test/prepare.sh
 	$(MAKE) --no-print-directory web
-	$(MAKE) --no-print-directory lint test-services test-http test-browser
+	$(MAKE) --no-print-directory lint test-services test-http test-browser test-faults
 
 test-services:
 	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration --ignore=services/notify
@@ -54,6 +54,11 @@ test-http:
 # The web frontend in Debian's headless Chromium, against a running stack with its local chains.
 test-browser:
 	$(BIN)/python -m pytest -p no:pytest_nameko tests/browser web/tests
+
+# The whole system killed, restarted and starved while it is paid, on a RabbitMQ node and a PostgreSQL
+# cluster that the suite starts for itself (README: Reliability).
+test-faults:
+	$(BIN)/python -m pytest -p no:pytest_nameko tests/faults
 
 lint:
 	$(BIN)/ruff check .

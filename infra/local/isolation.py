@@ -36,9 +36,13 @@ def temporary_vhost(prefix: str = "kd") -> Iterator[str]:
 
 
 @contextmanager
-def temporary_databases(services: tuple[str, ...], prefix: str = "kd") -> Iterator[dict[str, str]]:
-    """One fresh PostgreSQL database per service; yields {service: url}."""
-    admin = create_engine(PG_ADMIN_URL.replace("postgresql://", "postgresql+psycopg2://"), isolation_level="AUTOCOMMIT")
+def temporary_databases(
+    services: tuple[str, ...], prefix: str = "kd", admin_url: str = PG_ADMIN_URL
+) -> Iterator[dict[str, str]]:
+    """One fresh PostgreSQL database per service on the server of `admin_url`; yields {service: url}."""
+    admin = create_engine(  # pre-ping: the server may have been restarted since (the fault suite restarts its own)
+        admin_url.replace("postgresql://", "postgresql+psycopg2://"), isolation_level="AUTOCOMMIT", pool_pre_ping=True
+    )
     suffix = uuid.uuid4().hex[:8]
     names = {service: f"{prefix}_{service}_{suffix}" for service in services}
     try:
@@ -66,17 +70,21 @@ def running_stack(
     gpus: dict[str, int] | None = None,
     extra_ports: dict[str, int] | None = None,
     sqlite: bool = False,
+    broker: str | None = None,
+    pg_admin_url: str = PG_ADMIN_URL,
     **options,
 ):
     """A started Stack on a fresh vhost and fresh databases (one per service and per watcher: PostgreSQL, or
     with `sqlite` the embedded default, files under `log_dir`/data), with a GPU test host per model (`gpus`:
-    GPUs per model) registered as its nodes, notify speaking to a Bot API double (`stack.telegram`)."""
+    GPUs per model) registered as its nodes, notify speaking to a Bot API double (`stack.telegram`). `broker`
+    (an AMQP URI) and `pg_admin_url` put it on a broker and a PostgreSQL server of the caller's own instead of
+    the machine's."""
     rates_file = log_dir / "rates.json"
     fresh_rates = keep_dev_rates_fresh(rates_file)
     databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
     with (
-        temporary_vhost(prefix) as amqp_uri,
-        nullcontext({}) if sqlite else temporary_databases(databases_of, prefix) as databases,
+        nullcontext(broker) if broker else temporary_vhost(prefix) as amqp_uri,
+        nullcontext({}) if sqlite else temporary_databases(databases_of, prefix, pg_admin_url) as databases,
         local_hosts(log_dir / "testhosts", gpus or STACK_GPUS, log=lambda line: None, extra_ports=extra_ports) as hosts,
         TelegramDouble() as telegram,
     ):

@@ -1,0 +1,198 @@
+"""Kill, restart and starve the running system while it is paid, then check the books.
+
+Each scenario pays a batch of orders and a top-up with real Litecoin
+transfers while the fault happens, and asserts: every transfer credited
+exactly once (order paid, balance credited) or in the review queue, none
+lost, none twice; the ledger sums to zero with no balance below zero; no
+order paid twice; no event left unsent in any outbox. The table of what
+each scenario sent and what became of it is printed at the end of the run.
+"""
+
+import asyncio
+import threading
+import time
+from decimal import Decimal
+
+import httpx
+
+from tests.faults.books import Sent, audit, query
+from tests.faults.conftest import BATCH_ORDER, CONFIRMATIONS, TABLE, System, wait_for
+from tests.faults.locks import outbox_locked
+
+CHEAP = {"model": "rtx4090", "duration_days": 3, "lots": 1, "preparation": "ubuntu"}  # $29, 64 GPUs
+
+
+def settle_and_check(system: System, scenario: str, sent: list[Sent], started: float) -> None:
+    tally = audit(system.databases, scenario, sent, started)
+    TABLE.append(tally)
+    assert (tally.lost, tally.double, tally.faults) == (0, 0, []), tally
+
+
+def unsent_settlements(system: System) -> int:
+    return query(
+        system.databases["payments"],
+        "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND event_type = 'payment_settled'",
+    )[0][0]
+
+
+def test_payments_killed_before_its_settlements_commit(system):
+    started = time.monotonic()
+    sent = system.send(system.batch())
+    system.mine(CONFIRMATIONS - 1)
+    with outbox_locked(system.databases["payments"]) as waiting:
+        system.mine(1)  # the confirming block: each settlement writes its events, and waits on the lock
+        wait_for(lambda: waiting() >= 1, 30, "a settlement waiting to commit")
+        time.sleep(0.5)
+        system.kill("payments")
+    system.restart("payments")
+    settle_and_check(system, "payments killed before its commit", sent, started)
+
+
+def test_payments_killed_between_its_commit_and_the_publish(system):
+    started = time.monotonic()
+    sent = system.send(system.batch())
+    system.mine(CONFIRMATIONS - 1)
+    with outbox_locked(system.databases["payments"]) as waiting:
+        system.mine(1)
+        wait_for(lambda: waiting() >= 1, 30, "a settlement waiting to commit")
+        time.sleep(0.5)
+        system.broker.block_publishers()  # the lock goes: they commit, and their publish waits on the broker
+    try:
+        wait_for(lambda: unsent_settlements(system) >= 1, 30, "a settlement committed and not yet published")
+        system.kill("payments")
+    finally:
+        system.broker.unblock_publishers()
+    system.restart("payments")
+    settle_and_check(system, "payments killed between commit and publish", sent, started)
+
+
+def test_orders_killed_while_it_marks_orders_paid(system):
+    started = time.monotonic()
+    sent = system.send(system.batch(orders=3, topups=0))
+    system.mine(CONFIRMATIONS - 1)
+    with outbox_locked(system.databases["orders"]) as waiting:
+        system.mine(1)
+        wait_for(lambda: waiting() >= 1, 30, "an order waiting to commit its payment")
+        time.sleep(0.5)
+        system.kill("orders")
+    system.restart("orders")
+    settle_and_check(system, "orders killed while marking paid", sent, started)
+
+
+def test_the_watcher_killed_mid_scan(system):
+    started = time.monotonic()
+    sent = system.send(system.batch())
+    watcher = "watcher-litecoin"
+    for _ in range(CONFIRMATIONS):
+        system.mine(1)
+        time.sleep(0.05)  # it wakes on the block and scans it
+        system.kill(watcher)
+        system.restart(watcher)
+    settle_and_check(system, "watcher killed mid-scan", sent, started)
+
+
+def test_the_gateway_killed_mid_request(system):
+    started = time.monotonic()
+    customer = system.customer()
+    created, statuses, stop = [], [], threading.Event()
+
+    def customers_paying() -> None:
+        with httpx.Client(base_url=system.stack.url, timeout=30, headers=customer["headers"]) as client:
+            while not stop.is_set():
+                try:
+                    order = client.post("/api/v1/orders", json=BATCH_ORDER)
+                    statuses.append(order.status_code)
+                    if order.status_code == 201:
+                        method = {"asset": "LTC", "network": "litecoin"}
+                        payment = client.post(f"/api/v1/orders/{order.json()['id']}/payments", json=method)
+                        statuses.append(payment.status_code)
+                        if payment.status_code == 201:
+                            created.append((payment.json(), "order", order.json()["id"]))
+                except httpx.TransportError:
+                    time.sleep(0.05)  # the gateway is away
+
+    workers = [threading.Thread(target=customers_paying) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    try:
+        wait_for(lambda: len(created) >= 2, 60, "payments created through the gateway")
+        system.kill("gateway")
+        system.restart("gateway")
+        wait_for(lambda: len(created) >= 6, 60, "payments created after the restart")
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join()
+    assert not [status for status in statuses if status >= 500], statuses
+    sent = system.send(created)
+    system.mine(CONFIRMATIONS)
+    settle_and_check(system, "gateway killed mid-request", sent, started)
+
+
+def test_postgresql_connections_killed_and_restarted_during_settlements(system):
+    started = time.monotonic()
+    sent = system.send(system.batch())
+    system.mine(CONFIRMATIONS)
+    for _ in range(3):
+        system.postgres.terminate(system.database_names())
+        time.sleep(0.3)
+    system.postgres.restart()
+    settle_and_check(system, "PostgreSQL connections killed, then restarted", sent, started)
+
+
+def test_a_reorganisation_below_the_confirmation_depth_and_the_node_restarted(system):
+    started = time.monotonic()
+    sent = system.send(system.batch())
+    [orphaned] = system.node.mine(1)
+    time.sleep(1.0)  # the watcher sees one confirmation
+    system.node.rpc("invalidateblock", orphaned)  # the transfers go back to the mempool
+    system.node.restart()
+    system.mine(CONFIRMATIONS)
+    settle_and_check(system, "reorg below depth, node restarted", sent, started)
+
+
+def test_rabbitmq_restarted_with_events_in_flight(system):
+    started = time.monotonic()
+    sent = system.send(system.batch())
+    system.mine(CONFIRMATIONS)
+    system.broker.restart()
+    system.stack.wait_ready(120)
+    settle_and_check(system, "RabbitMQ restarted with events in flight", sent, started)
+
+
+def balance_cents(system: System, customer: dict) -> int:
+    balance = system.call("GET", "/api/v1/me/balance", 200, headers=customer["headers"])
+    return int(Decimal(balance["available_usd"]) * 100)
+
+
+def test_fifty_concurrent_payments_from_a_balance_that_covers_ten(system):
+    started = time.monotonic()
+    customer = system.customer()
+    method = {"asset": "LTC", "network": "litecoin"}
+    topup = system.call(
+        "POST", "/api/v1/topups", 201, json={"amount_usd": "500", **method}, headers=customer["headers"]
+    )
+    sent = system.send([(topup["payment"], "topup", topup["id"])])
+    system.mine(CONFIRMATIONS)
+    wait_for(lambda: balance_cents(system, customer) == 50000, 60, "the top-up credited")
+    for order in (CHEAP, {**CHEAP, "duration_days": 7}, {**CHEAP, "model": "a100"}):  # $29 + $62 + $119
+        paid = system.order(customer, order)
+        system.call("POST", f"/api/v1/orders/{paid['id']}/pay-with-balance", 200, headers=customer["headers"])
+    assert balance_cents(system, customer) == 10 * 2900
+    orders = [system.order(customer, CHEAP)["id"] for _ in range(50)]
+
+    async def pay_all() -> list[int]:
+        async with httpx.AsyncClient(base_url=system.stack.url, timeout=60, headers=customer["headers"]) as client:
+            answers = await asyncio.gather(*(client.post(f"/api/v1/orders/{o}/pay-with-balance") for o in orders))
+        return [answer.status_code for answer in answers]
+
+    statuses = asyncio.run(pay_all())
+    assert sorted(statuses) == [200] * 10 + [409] * 40
+    assert balance_cents(system, customer) == 0
+    paid = query(
+        system.databases["orders"],
+        "SELECT count(*) FROM orders WHERE id = ANY(:ids) AND status <> 'awaiting_payment'",
+        ids=orders,
+    )[0][0]
+    assert paid == 10
+    settle_and_check(system, "50 concurrent pay-with-balance, balance for 10", sent, started)
