@@ -131,7 +131,9 @@ def system(tmp_path_factory):
             if NETWORK not in devnet.up:
                 pytest.skip(f"{NETWORK}: {devnet.skipped.get(NETWORK, 'not installed')}")
             devnet.nodes[NETWORK].mine(150)  # coins to spend: the node starts with one spendable coinbase
-            env = {**devnet.env(), "GATEWAY_RPC_TIMEOUT_S": "30"}
+            # The gateway waits for the services as long as the 1,000 concurrent intents take to queue through
+            # payments on a loaded 2-core machine, so that a slow answer is not taken for a lost one.
+            env = {**devnet.env(), "GATEWAY_RPC_TIMEOUT_S": "120"}
             with (
                 running_stack(
                     root / "logs",
