@@ -48,6 +48,9 @@ class WatcherReport(Answer):
     state: Literal["following", "lagging", "silent"]
     lag_blocks: int
     reported_at: Timestamp
+    degraded: list[str] = Field(
+        description="what the watcher cannot see (ETH or TRX sent by a contract); the balance check backs it up"
+    )
 
 
 class Readiness(Answer):

@@ -1768,6 +1768,11 @@ export interface components {
         };
         /** WatcherReport */
         WatcherReport: {
+            /**
+             * Degraded
+             * @description what the watcher cannot see (ETH or TRX sent by a contract); the balance check backs it up
+             */
+            degraded: string[];
             /** Lag Blocks */
             lag_blocks: number;
             /**
