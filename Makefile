@@ -24,6 +24,7 @@ WEB_SOURCES := $(shell find web/src -type f) web/build.mjs web/tsconfig.json
 
 $(WEB_STAMP): web/package.json web/package-lock.json
 	infra/web/install.sh
+	rm -rf web/node_modules  # npm ci starts from nothing anyway; its own removal can fail on overlay filesystems
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 

@@ -7,7 +7,7 @@ need=()
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 command -v chromium >/dev/null || need+=(chromium)
-fc-list 2>/dev/null | grep -qi "DejaVu Sans" || need+=(fonts-dejavu-core)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
   echo "web: ${need[*]} missing and not root: install them to build the web frontend and run its browser tests" >&2

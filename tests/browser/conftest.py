@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from infra.local.devnet import Devnet
 from infra.local.isolation import running_stack
 from infra.local.stack import ROOT
+from tests.e2e.conftest import running_devnet
 
 NETWORKS = ("litecoin", "tron")
 SCREENSHOTS = ROOT / "var" / "browser-screenshots"
@@ -24,12 +24,8 @@ expect.set_options(timeout=15_000)
 
 @pytest.fixture(scope="session")
 def devnet(tmp_path_factory):
-    devnet = Devnet(tmp_path_factory.mktemp("devnet"), networks=NETWORKS, watcher_poll_s=0.2, watcher_status_s=0.5)
-    devnet.start(log=lambda line: None)
-    try:
+    with running_devnet(tmp_path_factory.mktemp("devnet"), NETWORKS) as devnet:
         yield devnet
-    finally:
-        devnet.stop()
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,8 @@ first test that asks for it, once per session.
 
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -28,17 +30,22 @@ def stack(tmp_path_factory):
         yield stack
 
 
-@pytest.fixture(scope="session")
-def devnet(tmp_path_factory):
-    """litecoind, Bitcoin Knots and anvil (USDT and USDC deployed), as `make run` starts them; those installed."""
-    devnet = Devnet(
-        tmp_path_factory.mktemp("devnet"), networks=CHAIN_NETWORKS, watcher_poll_s=0.2, watcher_status_s=0.5
-    )
+@contextmanager
+def running_devnet(run_dir: Path, networks: tuple[str, ...]) -> Iterator[Devnet]:
+    """The nodes of `networks` (those installed), their watchers polling fast, for one test session."""
+    devnet = Devnet(run_dir, networks=networks, watcher_poll_s=0.2, watcher_status_s=0.5)
     devnet.start(log=lambda line: None)
     try:
         yield devnet
     finally:
         devnet.stop()
+
+
+@pytest.fixture(scope="session")
+def devnet(tmp_path_factory):
+    """litecoind, Bitcoin Knots and anvil (USDT and USDC deployed), as `make run` starts them; those installed."""
+    with running_devnet(tmp_path_factory.mktemp("devnet"), CHAIN_NETWORKS) as devnet:
+        yield devnet
 
 
 @pytest.fixture(scope="session")

@@ -74,6 +74,7 @@ export function Instructions({ payment, onChanged }: { payment: Payment; onChang
     }
   };
   const waiting = payment.status === "awaiting_transfer";
+  const active = ACTIVE.includes(payment.status); // once it is over, the instructions are a record
   return (
     <section class="instructions card" aria-labelledby="instructions-title" data-payment={payment.id}>
       <h2 id="instructions-title">{t("pay.instructionsFor", { asset: payment.asset, network: networkName(payment.network) })}</h2>
@@ -104,7 +105,7 @@ export function Instructions({ payment, onChanged }: { payment: Payment; onChang
           />
         )}
       </div>
-      <p class="notice warning">{t("pay.networkWarning")}</p>
+      {active && <p class="notice warning">{t("pay.networkWarning")}</p>}
       {waiting && (
         <p data-testid="deadline">
           {t("pay.deadline", { time: dateTime(payment.expires_at) })} ·{" "}
@@ -113,10 +114,10 @@ export function Instructions({ payment, onChanged }: { payment: Payment; onChang
           </span>
         </p>
       )}
-      {payment.reported_at ? (
+      {active && payment.reported_at ? (
         <p class="notice" data-testid="reported">{t("pay.reported", { time: dateTime(payment.reported_at) })}</p>
       ) : (
-        ACTIVE.includes(payment.status) && (
+        active && (
           <div class="report">
             <button type="button" class="primary" onClick={report} aria-describedby="report-help">
               {t("pay.report")}
@@ -126,7 +127,7 @@ export function Instructions({ payment, onChanged }: { payment: Payment; onChang
         )
       )}
       <ProblemNotice problem={problem} />
-      <p class="hint">{t("pay.live")}</p>
+      {active && <p class="hint">{t("pay.live")}</p>}
     </section>
   );
 }
