@@ -168,3 +168,4 @@ def test_each_watched_network_is_offered_and_the_others_are_off(chain_client, de
 def test_readiness_reports_each_running_watcher_following(chain_client, devnet):
     watchers = chain_client.get("/readyz").json()["watchers"]
     assert {network: report["state"] for network, report in watchers.items()} == dict.fromkeys(devnet.up, "following")
+    assert all(isinstance(report["degraded"], list) for report in watchers.values())
