@@ -11,13 +11,16 @@ from kernodeck_payments.store.tables import PaymentIntent
 
 
 def report_payment(tx: Tx, account_id: str, payment_id: str, now: datetime) -> PaymentIntent:
-    """Note the signal (its first time is kept) and ask the watcher to look. Credits nothing."""
+    """Note the signal and ask the watcher to look, the first time only: pressing again changes nothing (no
+    event, no timeline line, no look at the chain), so a payment costs the watcher one targeted look at most.
+    Credits nothing."""
     intent = get_intent(tx.session, payment_id, lock=True)
     if intent is None or intent.account_id != account_id:
         raise ServiceError(ErrorCode.NOT_FOUND, "no such payment")
-    if intent.reported_at is None:
-        intent.reported_at = now
-        tx.session.add(intent)
+    if intent.reported_at is not None:
+        return intent
+    intent.reported_at = now
+    tx.session.add(intent)
     tx.emit(
         PaymentReported(
             payment_id=intent.id,
