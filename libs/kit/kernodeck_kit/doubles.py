@@ -14,15 +14,17 @@ class ProvisioningDouble:
     free_gpus = 1000
     holds: dict[str, int] = {}
     released: list[str] = []
+    asked: list[tuple[str, str]] = []  # every hold asked for: (order_id, until)
 
     @classmethod
     def reset(cls, free_gpus: int = 1000) -> type["ProvisioningDouble"]:
-        cls.free_gpus, cls.holds, cls.released = free_gpus, {}, []
+        cls.free_gpus, cls.holds, cls.released, cls.asked = free_gpus, {}, [], []
         return cls
 
     @rpc(expected_exceptions=ServiceError)
     def hold_capacity(self, order_id, account_id, model_id, gpus, until):
         cls = ProvisioningDouble
+        cls.asked.append((order_id, until))
         new = order_id not in cls.holds
         if new:
             if gpus > cls.free_gpus:

@@ -53,6 +53,10 @@ class PaymentsSettings(ServiceSettings):
     solana_confirmations: int = Field(DEFAULT_CONFIRMATIONS["solana"], ge=1)
 
     intent_ttl_minutes: int = Field(30, ge=1, le=24 * 60)
+    # Open payments (instructions not yet expired, or a transfer in flight) one order, one account may hold:
+    # each takes an address, so without a bound anyone could exhaust the Solana pool or the wallet's gap limit.
+    open_intents_per_order: int = Field(3, ge=1)
+    open_intents_per_account: int = Field(10, ge=1)
     monitoring_window_days: int = Field(7, ge=1, le=90)
 
     # Comma-separated methods switched off until an operator turns them on, e.g. "USDT/tron,SOL/solana".

@@ -19,6 +19,7 @@ from kernodeck_payments.domain.amounts import crypto_amount
 from kernodeck_payments.domain.intents import IntentStatus, Purpose, address_key
 from kernodeck_payments.domain.methods import Method, token_contract
 from kernodeck_payments.store.addresses import take_index, take_solana_address
+from kernodeck_payments.store.intents import open_intents_of
 from kernodeck_payments.store.tables import PaymentIntent
 from kernodeck_payments.tracking import instructions_created
 
@@ -26,6 +27,9 @@ from kernodeck_payments.tracking import instructions_created
 class IntakeUnit(Protocol):
     def board(self, now: datetime) -> MethodBoard:
         """Everything the methods need right now (switches, rates, watchers, the Solana pool)."""
+
+    def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
+        """The account's intents still open (store/intents.open_intents_of), oldest first."""
 
     def take_index(self, network: str) -> int:
         """The network's next derivation index, never handed out twice."""
@@ -45,6 +49,9 @@ class SqlIntake:
 
     def board(self, now: datetime) -> MethodBoard:
         return load_board(self.session, self.settings, now)
+
+    def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
+        return open_intents_of(self.session, account_id, now)
 
     def take_index(self, network: str) -> int:
         return take_index(self.session, network)
@@ -69,8 +76,15 @@ def open_payment(
     order_id: str | None = None,
 ) -> PaymentIntent:
     """Record a complete intent (and `also`, the top-up it pays) or refuse: no instructions are ever half made.
-    `order_id` is the order an extension's intent extends."""
+    `order_id` is the order an extension's intent extends.
+
+    The same method asked again for the same order (extension) gives its open intent back, unchanged."""
     with units.transaction() as unit:
+        open_now = unit.open_intents(account_id, now)
+        same = _same_open_intent(open_now, method, purpose, reference_id, now)
+        if same is not None:
+            return same
+        _check_limits(open_now, settings, reference_id)
         board = unit.board(now)
         for row in also:
             unit.add(row)
@@ -122,6 +136,43 @@ def open_payment(
         )
         unit.emit(instructions_created(row))
         return row
+
+
+def find_open_intent(
+    units: Units[IntakeUnit], account_id: str, method: Method, order_id: str, now: datetime
+) -> PaymentIntent | None:
+    """The order's open intent for `method`, if it has one that can still be paid."""
+    with units.transaction() as unit:
+        return _same_open_intent(unit.open_intents(account_id, now), method, Purpose.ORDER, order_id, now)
+
+
+def _same_open_intent(
+    open_now: list[PaymentIntent], method: Method, purpose: Purpose, reference_id: str, now: datetime
+) -> PaymentIntent | None:
+    for intent in open_now:
+        if (intent.purpose, intent.reference_id, intent.asset, intent.network) == (
+            purpose,
+            reference_id,
+            method.asset,
+            method.network,
+        ) and intent.expires_at > now:
+            return intent
+    return None
+
+
+def _check_limits(open_now: list[PaymentIntent], settings: PaymentsSettings, reference_id: str) -> None:
+    if sum(intent.reference_id == reference_id for intent in open_now) >= settings.open_intents_per_order:
+        raise ServiceError(
+            ErrorCode.INVALID_STATE,
+            f"this order has {settings.open_intents_per_order} open payments already: "
+            "pay one of them or let one expire",
+        )
+    if len(open_now) >= settings.open_intents_per_account:
+        raise ServiceError(
+            ErrorCode.INVALID_STATE,
+            f"this account has {settings.open_intents_per_account} open payments already: "
+            "pay one of them or let one expire",
+        )
 
 
 def _allocate_address(

@@ -44,7 +44,7 @@ from kernodeck_payments.domain.methods import METHODS, find_method
 from kernodeck_payments.domain.orders import PayableOrder, check_payable
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
-from kernodeck_payments.intake import SqlIntake, open_payment
+from kernodeck_payments.intake import SqlIntake, find_open_intent, open_payment
 from kernodeck_payments.ledger.domain import Reason
 from kernodeck_payments.ledger.store import available_cents, list_entries, paid_for_order
 from kernodeck_payments.rates.refresh import refresh
@@ -52,7 +52,7 @@ from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.reporting import report_payment
 from kernodeck_payments.settlement import SqlSettlement, apply_transfer, credit_balance, sweep
 from kernodeck_payments.state_metrics import read_state
-from kernodeck_payments.store.addresses import solana_pool_left
+from kernodeck_payments.store.addresses import release_solana_addresses, solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
 from kernodeck_payments.store.intents import order_intent_ids, pending_topup_cents, transfers_of
 from kernodeck_payments.store.orders import copy_order, payable_order
@@ -102,6 +102,9 @@ class PaymentsService:
     def create_order_payment(self, account_id, order_id, asset, network) -> dict:
         method = find_method(asset, network)
         order = self._payable_order(account_id, order_id)
+        open_one = find_open_intent(self._intake(), account_id, method, order_id, utcnow())
+        if open_one is not None:  # asked again: the same instructions, and the GPUs' hold is not prolonged
+            return queries.payment(self.db, self.settings, open_one.id, account_id)
         # No instructions for GPUs that are not there: they are held until the intent's deadline first.
         with self._holding(order, utcnow() + self.settings.intent_ttl):
             return self._open(method, Purpose.ORDER, account_id, order_id, order.total_usd_cents)
@@ -148,9 +151,8 @@ class PaymentsService:
         )
 
     def _open(self, method, purpose, account_id, reference_id, usd_cents, *also, order_id=None) -> dict:
-        units = SqlUnits(self.db, lambda tx: SqlIntake(tx, self.settings))
         intent = open_payment(
-            units,
+            self._intake(),
             self.settings,
             method,
             purpose,
@@ -163,6 +165,9 @@ class PaymentsService:
         )
         metrics.INTENTS_OPENED.labels(method.asset, method.network, purpose).inc()
         return payment_view(intent, [], self.settings.ethereum_chain_id)  # nothing can have arrived yet
+
+    def _intake(self) -> SqlUnits:
+        return SqlUnits(self.db, lambda tx: SqlIntake(tx, self.settings))
 
     @rpc(expected_exceptions=ServiceError)
     def get_payment(self, account_id, payment_id) -> dict:
@@ -364,10 +369,15 @@ class PaymentsService:
 
     @configured_timer(PaymentsSettings, "sweep_interval_s")
     def sweep(self) -> int:
-        """Intents whose deadline passed with something left to decide: reconcile them."""
-        swept = sweep(self._settlement(), utcnow(), SWEEP_BATCH)
-        with self.db.read() as session:
-            pool_left = solana_pool_left(session)
+        """Intents whose deadline passed with something left to decide: reconcile them; Solana addresses that
+        received nothing go back to the pool once watched no more."""
+        now = utcnow()
+        swept = sweep(self._settlement(), now, SWEEP_BATCH)
+        with self.db.transaction() as tx:
+            released = release_solana_addresses(tx.session, now)
+            pool_left = solana_pool_left(tx.session)
+        if released:
+            log.info("Solana addresses back in the pool", extra={"released": released})
         if pool_left < self.settings.solana_pool_low:
             log.warning("the Solana address pool is running low", extra={"unused": pool_left})
         return swept

@@ -54,7 +54,13 @@ def write_rates(rates_file):
 
 
 @pytest.fixture
-def settings(rates_file, write_rates, databases) -> PaymentsSettings:
+def changed_settings() -> dict:
+    """Settings a test module changes (override this fixture there), e.g. {"open_intents_per_order": 8}."""
+    return {}
+
+
+@pytest.fixture
+def settings(rates_file, write_rates, databases, changed_settings) -> PaymentsSettings:
     return PaymentsSettings(
         database_url=databases["payments"],
         **{f"{network}_xpub": key for network, key in TEST_KEYS.items()},
@@ -62,6 +68,7 @@ def settings(rates_file, write_rates, databases) -> PaymentsSettings:
         rate_file=rates_file,
         rate_refresh_s=3600,
         sweep_interval_s=3600,
+        **changed_settings,
     )
 
 

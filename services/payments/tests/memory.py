@@ -10,7 +10,7 @@ from sqlmodel import SQLModel
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
-from kernodeck_payments.domain.intents import address_key
+from kernodeck_payments.domain.intents import IntentStatus, address_key
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.store.intents import OPEN
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
@@ -56,6 +56,16 @@ class MemoryIntake:
 
     def board(self, now: datetime) -> MethodBoard:
         return self.tables.board
+
+    def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
+        return [
+            row
+            for row in self.tables.rows
+            if isinstance(row, PaymentIntent)
+            and row.account_id == account_id
+            and row.status in OPEN
+            and (row.expires_at > now or row.status != IntentStatus.AWAITING_TRANSFER)
+        ]
 
     def take_index(self, network: str) -> int:
         index = self.tables.next_index.get(network, 0)

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from kernodeck_chains.derivation import derive_deposit_address
 from kernodeck_chains.networks import chain_params
-from kernodeck_contracts.events import WatcherStatus
+from kernodeck_contracts.events import TransferSeen, WatcherStatus
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.units import SqlUnits
@@ -31,6 +31,7 @@ from services.payments.tests.helpers import (
     parse_time,
     refusal,
     run_entrypoint,
+    txid,
 )
 
 ACC = "acc1"
@@ -157,6 +158,7 @@ EXPECTED = [
 ]
 
 
+@pytest.mark.parametrize("changed_settings", [{"open_intents_per_order": len(EXPECTED)}])
 def test_each_of_the_eight_methods_quotes_its_own_address_amount_uri_and_deadline(
     payments_events, order, payments, running, write_rates, payments_db
 ):
@@ -220,7 +222,9 @@ def test_consecutive_intents_take_consecutive_indexes_of_the_account_key(order, 
     assert {row["id"]: row["derivation_index"] for row in indexes} == {first["id"]: 0, second["id"]: 1}
 
 
-def test_solana_takes_addresses_from_the_operator_pool_and_reports_an_empty_one(order, payments, payments_db):
+def test_solana_takes_addresses_from_the_operator_pool_and_reports_an_empty_one(
+    order, payments, payments_db, new_order
+):
     assert methods(payments)[("SOL", "solana")] == "address_pool_empty"
     refused = refusal(payments.create_order_payment, ACC, order["id"], "SOL", "solana")
     assert refused.code == "method_unavailable" and "address_pool_empty" in refused.detail
@@ -232,7 +236,60 @@ def test_solana_takes_addresses_from_the_operator_pool_and_reports_an_empty_one(
 
     # The only address is taken: never handed out twice.
     assert methods(payments)[("SOL", "solana")] == "address_pool_empty"
-    assert code_of(payments.create_order_payment, ACC, order["id"], "SOL", "solana") == "method_unavailable"
+    assert code_of(payments.create_order_payment, ACC, new_order(ACC)["id"], "SOL", "solana") == "method_unavailable"
+
+
+def test_a_solana_address_that_received_nothing_goes_back_to_the_pool_once_its_watch_ends(
+    order, payments, payments_db, running, new_order, watcher
+):
+    fill_solana_pool(payments_db, SOLANA_POOL[:2])
+    quiet = payments.create_order_payment(ACC, order["id"], "SOL", "solana")
+    paid_to = payments.create_order_payment(ACC, new_order(ACC)["id"], "SOL", "solana")
+    watcher.send(TransferSeen, network="solana", txid=txid(), index=0, address=paid_to["address"], amount=1)
+    assert methods(payments)[("SOL", "solana")] == "address_pool_empty"
+
+    payments_db.execute("UPDATE payment_intents SET watch_until = :at WHERE id = :id", at=now(), id=quiet["id"])
+    payments_db.execute(
+        "UPDATE payment_intents SET watch_until = :at WHERE id = :id", at=now() + timedelta(minutes=1), id=paid_to["id"]
+    )
+    run_entrypoint(running["payments"], "sweep")
+    assert methods(payments)[("SOL", "solana")] is None  # the quiet one's address, and only it, is back
+
+    payments_db.execute("UPDATE payment_intents SET watch_until = :at WHERE id = :id", at=now(), id=paid_to["id"])
+    run_entrypoint(running["payments"], "sweep")
+    again = payments.create_order_payment(ACC, new_order(ACC)["id"], "SOL", "solana")
+    assert again["address"] == quiet["address"] != paid_to["address"]  # something arrived there: kept
+    assert methods(payments)[("SOL", "solana")] == "address_pool_empty"
+    assert payments.get_payment(ACC, quiet["id"])["address"] == quiet["address"]  # its history stays
+
+
+# --- limits ------------------------------------------------------------------
+
+
+def test_asking_again_for_the_same_method_gives_the_same_instructions_and_holds_nothing_more(
+    order, payments, provisioning_double
+):
+    first = payments.create_order_payment(ACC, order["id"], "BTC", "bitcoin")
+    again = payments.create_order_payment(ACC, order["id"], "BTC", "bitcoin")
+    assert (again["id"], again["address"], again["expires_at"]) == (first["id"], first["address"], first["expires_at"])
+    assert [order_id for order_id, _ in provisioning_double.asked] == [order["id"]]  # the hold is not prolonged
+
+
+def test_an_order_and_an_account_hold_at_most_their_limits_of_open_payments(order, payments, new_order, settings):
+    assert (settings.open_intents_per_order, settings.open_intents_per_account) == (3, 10)
+    for asset, network in [("BTC", "bitcoin"), ("LTC", "litecoin"), ("ETH", "ethereum")]:
+        payments.create_order_payment(ACC, order["id"], asset, network)
+    refused = refusal(payments.create_order_payment, ACC, order["id"], "TRX", "tron")
+    assert (refused.code, refused.detail) == (
+        "invalid_state",
+        "this order has 3 open payments already: pay one of them or let one expire",
+    )
+    for _ in range(6):
+        payments.create_topup(ACC, 10_000, "BTC", "bitcoin")
+    payments.create_order_payment(ACC, new_order(ACC)["id"], "BTC", "bitcoin")  # the tenth
+    assert code_of(payments.create_topup, ACC, 10_000, "BTC", "bitcoin") == "invalid_state"
+    assert code_of(payments.create_order_payment, ACC, new_order(ACC)["id"], "BTC", "bitcoin") == "invalid_state"
+    assert payments.create_topup("acc2", 10_000, "BTC", "bitcoin")["payment"]["status"] == "awaiting_transfer"
 
 
 # --- refusals --------------------------------------------------------------

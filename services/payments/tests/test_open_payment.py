@@ -127,3 +127,69 @@ def test_solana_addresses_come_from_the_pool_until_it_is_empty():
         "method_unavailable",
         "SOL on solana is unavailable: address_pool_empty",
     )
+
+
+# --- how many payments anyone may hold open ---------------------------------------------------------------
+
+LIMITED = SETTINGS.model_copy(update={"open_intents_per_order": 2, "open_intents_per_account": 3})
+LTC, ETH = find_method("LTC", "litecoin"), find_method("ETH", "ethereum")
+
+
+def open_limited(units, method=BTC, reference="o1", now=T0, purpose=Purpose.ORDER) -> PaymentIntent:
+    return open_payment(units, LIMITED, method, purpose, "acc1", reference, 18_900, now)
+
+
+def refused(units, *args, **kwargs) -> str:
+    with pytest.raises(ServiceError) as caught:
+        open_limited(units, *args, **kwargs)
+    assert caught.value.code == "invalid_state"
+    return caught.value.detail
+
+
+def test_asking_again_for_the_same_method_on_the_same_order_gives_the_open_intent_back():
+    units = intake_units(board())
+    first = open_one(units)
+    again = open_one(units)
+    assert again.id == first.id and again.address == first.address
+    assert units.state.next_index == {"bitcoin": 1} and len(units.of(PaymentInstructionsCreated)) == 1
+    assert open_one(units, method=LTC).id != first.id  # another method: other instructions
+
+
+def test_once_the_deadline_passed_asking_again_opens_new_instructions():
+    units = intake_units(board())
+    first = open_limited(units)
+    assert open_limited(units, now=first.expires_at - timedelta(microseconds=1)).id == first.id
+    assert open_limited(units, now=first.expires_at).id != first.id
+
+
+def test_an_order_holds_at_most_its_limit_of_open_intents():
+    units = intake_units(board())
+    open_limited(units, BTC)
+    open_limited(units, LTC)  # the limit, 2, reached
+    assert refused(units, ETH) == "this order has 2 open payments already: pay one of them or let one expire"
+    assert units.state.next_index == {"bitcoin": 1, "litecoin": 1}
+    open_limited(units, ETH, reference="o2")  # another order of the account
+
+
+def test_an_account_holds_at_most_its_limit_of_open_intents_whatever_they_pay():
+    units = intake_units(board())
+    open_limited(units, BTC, "o1")
+    open_limited(units, BTC, "o2")
+    open_limited(units, BTC, "t1", purpose=Purpose.TOPUP)  # the limit, 3, reached
+    assert refused(units, BTC, "t2", purpose=Purpose.TOPUP) == (
+        "this account has 3 open payments already: pay one of them or let one expire"
+    )
+    assert refused(units, BTC, "o3").startswith("this account has 3")
+    assert open_payment(units, LIMITED, BTC, Purpose.ORDER, "acc2", "o9", 18_900, T0).derivation_index == 3
+
+
+def test_an_intent_past_its_deadline_stops_counting_unless_a_transfer_is_on_its_way():
+    units = intake_units(board())
+    first, _ = open_limited(units, BTC), open_limited(units, LTC)
+    after = first.expires_at
+    assert open_limited(units, ETH, now=after).asset == "ETH"  # both expired unseen: room again
+    units = intake_units(board())
+    first, _ = open_limited(units, BTC), open_limited(units, LTC)
+    units.state.rows[0].status = "confirming"  # a transfer to the first is confirming past the deadline
+    assert open_limited(units, ETH, now=after).asset == "ETH"  # the second, expired unseen, left room
+    assert refused(units, find_method("SOL", "solana"), now=after).startswith("this order has 2")

@@ -1,10 +1,12 @@
 """Deposit address allocation: an index per derived address, a pool for Solana."""
 
+from datetime import datetime
+
 from sqlalchemy import func, select, update
 from sqlmodel import Session
 
 from kernodeck_kit.db import insert_for, is_postgres
-from kernodeck_payments.store.tables import AddressCounter, SolanaPoolAddress
+from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntent, SolanaPoolAddress
 
 
 def take_index(session: Session, network: str) -> int:
@@ -39,6 +41,34 @@ def take_solana_address(session: Session, intent_id: str) -> str | None:
     session.add(row)
     session.flush()
     return row.address
+
+
+def release_solana_addresses(session: Session, now: datetime) -> int:
+    """Give back to the pool the addresses of Solana intents whose watch ended with nothing received on them.
+
+    The intent keeps its address for its history but no longer owns it, so a later intent may take it."""
+    received = select(ChainTransferRow.address).where(ChainTransferRow.network == "solana")
+    ended = list(
+        session.execute(
+            select(PaymentIntent)
+            .where(
+                PaymentIntent.network == "solana",
+                PaymentIntent.address_key.is_not(None),
+                PaymentIntent.watch_until <= now,
+                PaymentIntent.address.not_in(received),
+            )
+            .with_for_update(skip_locked=True)
+        ).scalars()
+    )
+    released = 0
+    for intent in ended:
+        intent.address_key = None
+        session.add(intent)
+        session.execute(
+            update(SolanaPoolAddress).where(SolanaPoolAddress.intent_id == intent.id).values(intent_id=None)
+        )
+        released += 1
+    return released
 
 
 def solana_pool_left(session: Session) -> int:

@@ -40,6 +40,16 @@ def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> 
     )
 
 
+def open_intents_of(session: Session, account_id: str, now: datetime) -> list[PaymentIntent]:
+    """The account's intents still open: instructions not yet expired, or a transfer on its way."""
+    query = select(PaymentIntent).where(
+        PaymentIntent.account_id == account_id,
+        PaymentIntent.status.in_(OPEN),
+        or_(PaymentIntent.expires_at > now, PaymentIntent.status != IntentStatus.AWAITING_TRANSFER),
+    )
+    return list(session.execute(query.order_by(PaymentIntent.created_at)).scalars())
+
+
 def order_intent_ids(session: Session, order_id: str) -> list[str]:
     query = select(PaymentIntent.id).where(
         PaymentIntent.purpose == Purpose.ORDER, PaymentIntent.reference_id == order_id
