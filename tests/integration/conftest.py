@@ -17,6 +17,7 @@ from kernodeck_payments.service import PaymentsService
 # Payments' own fixtures (its settings, the rates file, the chain-event sender, the taps), around the real
 # catalog and orders below instead of payments' doubles.
 from services.payments.tests.conftest import (  # noqa: F401
+    changed_settings,
     check_ledger,
     payments,
     payments_db,

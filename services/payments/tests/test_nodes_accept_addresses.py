@@ -90,9 +90,8 @@ def test_a_utxo_node_validates_derives_and_pays_the_deposit_addresses(
     request, payments_ready, payments, new_order, asset, network, node_fixture, hrp
 ):
     node = request.getfixturevalue(node_fixture)
-    order = new_order(ACC)
-    payment = payments.create_order_payment(ACC, order["id"], asset, network)
-    second = payments.create_order_payment(ACC, order["id"], asset, network)
+    payment = payments.create_order_payment(ACC, new_order(ACC)["id"], asset, network)
+    second = payments.create_order_payment(ACC, new_order(ACC)["id"], asset, network)
     addresses = [payment["address"], second["address"]]
     assert all(address.startswith(f"{hrp}1q") for address in addresses)
 
