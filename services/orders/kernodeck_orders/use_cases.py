@@ -116,8 +116,9 @@ def _cancel_if_unpaid(units: Units[OrdersUnit], order_id: str, now: datetime, un
 
 
 def apply_payment_settled(units: Units[OrdersUnit], event: PaymentSettled, now: datetime) -> None:
-    """A settled payment makes its order paid; one the order cannot take goes back as refused. An extension's
-    payment is support's to apply, not the order's."""
+    """A settled payment of at least the order's total makes it paid; one the order cannot take (another
+    account's, paid or cancelled already, short of the total) goes back as refused. An extension's payment is
+    support's to apply, not the order's."""
     if event.extension_id is not None:
         return
     with units.consume("payments.payment_settled", event) as unit:
@@ -128,6 +129,8 @@ def apply_payment_settled(units: Units[OrdersUnit], event: PaymentSettled, now: 
             _refuse(unit, event, "unknown_order")
         elif order.status != OrderStatus.AWAITING_PAYMENT:
             _refuse(unit, event, f"order_{order.status.value}")
+        elif event.amount_usd_cents < order.summary.total_usd_cents:
+            _refuse(unit, event, "short_of_total")  # never paid for less than its total: the money goes back
         else:
             previous = order.status
             _record(unit, order, previous, transition(order, OrderStatus.PAID, now, f"paid: {event.method}"))

@@ -5,11 +5,13 @@ from datetime import UTC, datetime, timedelta
 
 import eventlet
 import pytest
+from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
 from nameko.testing.utils import get_extension
 from sqlalchemy import text
 
 from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.events import PaymentSettled
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.rpc_errors import RemoteServiceError
@@ -135,3 +137,17 @@ def test_an_event_the_broker_refused_is_delivered_by_the_relay(orders, orders_co
     [(sent_at, failures)] = execute(database_url, "SELECT sent_at, attempts FROM outbox")
     assert sent_at is not None and failures == 1
     assert len(events.wait("order_created", count=2, seconds=0.5)) == 1
+
+
+@pytest.mark.parametrize(("short", "status", "refused"), [(1, "awaiting_payment", ["short_of_total"]), (0, "paid", [])])
+def test_a_settled_payment_short_of_the_total_is_refused_on_the_broker(orders, events, config, short, status, refused):
+    order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+    total = order["summary"]["total_usd_cents"]
+    settled = PaymentSettled(
+        payment_id="p1", order_id=order["id"], account_id=ALICE, amount_usd_cents=total - short, method="BTC/bitcoin"
+    )
+    event_dispatcher(config)(settled.source, settled.type, settled.to_message())
+    expected_event = "payment_refused" if refused else "order_status_changed"
+    events.wait(expected_event, count=1)
+    assert orders.get_order(ALICE, order["id"])["status"] == status
+    assert [e["reason"] for e in events.wait("payment_refused", count=1, seconds=0.2)] == refused

@@ -155,6 +155,14 @@ def test_a_payment_the_order_cannot_take_goes_back_as_refused(units, order, prep
     )
 
 
+@pytest.mark.parametrize(("amount", "status", "refusals"), [(18_899, "awaiting_payment", 1), (18_900, "paid", 0)])
+def test_an_order_is_paid_only_by_a_payment_of_its_whole_total(units, order, amount, status, refusals):
+    created = order()
+    use_cases.apply_payment_settled(units, settled(created, amount=amount), T0)
+    assert use_cases.get_order(units, ALICE, created.id).status == status
+    assert [(e.amount_usd_cents, e.reason) for e in units.of(PaymentRefused)] == [(amount, "short_of_total")] * refusals
+
+
 def test_a_payment_for_an_order_never_seen_is_refused(units):
     event = PaymentSettled(payment_id="p1", order_id="nope", account_id=ALICE, amount_usd_cents=500, method="x")
     use_cases.apply_payment_settled(units, event, T0)
