@@ -10,6 +10,7 @@ from sqlmodel import Session
 
 from kernodeck_contracts.events import WatcherStatus
 from kernodeck_kit.types import rfc3339
+from kernodeck_payments.account_keys import key_problem
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.methods import METHODS, Method, TokenContractError, token_contract
 from kernodeck_payments.rates.domain import Rate, RatePolicy, choose_rate
@@ -22,6 +23,7 @@ RATE_UNAVAILABLE = "rate_unavailable"
 CHAIN_LAGGING = "chain_lagging"
 ADDRESS_POOL_EMPTY = "address_pool_empty"
 RATE_SYMBOLS = sorted({method.rate_symbol for method in METHODS})
+NETWORKS = sorted({method.network for method in METHODS})
 
 
 @dataclass(frozen=True)
@@ -79,18 +81,22 @@ def load_board(session: Session, settings: PaymentsSettings, now: datetime) -> M
         for m in METHODS
     }
     stale_before = now - timedelta(seconds=settings.watcher_stale_s)
+    reports = {row.network: row for row in session.execute(select(WatcherReport)).scalars()}
+    # A network no watcher has reported on (none running, or not yet) would never see its payments.
     lagging = frozenset(
-        row.network
-        for row in session.execute(select(WatcherReport)).scalars()
-        if row.lagging or row.reported_at < stale_before
+        network
+        for network in NETWORKS
+        if (report := reports.get(network)) is None or report.lagging or report.reported_at < stale_before
     )
     return MethodBoard(switched_on, current_rates(session, settings, now), lagging, solana_pool_left(session))
 
 
 def is_configured(method: Method, settings: PaymentsSettings) -> bool:
-    """Without its account key (or, for a token, its contract) a method cannot take payments at all."""
-    if method.network != "solana" and not settings.xpub(method.network):
-        return False
+    """Without a usable account key (or, for a token, its contract) a method cannot take payments at all."""
+    if method.network != "solana":
+        xpub = settings.xpub(method.network)
+        if not xpub or key_problem(method.network, xpub, settings.chain(method.network)) is not None:
+            return False
     try:
         token_contract(method, settings.chain(method.network), settings.token_overrides())
     except TokenContractError:

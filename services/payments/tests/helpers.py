@@ -177,6 +177,19 @@ class Chain:
         return event_class(**fields)
 
 
+def report_watchers(watcher: Chain, *networks: str, lagging: bool = False) -> None:
+    """Each network's watcher (every network's when none is named) reports, up to date unless `lagging`."""
+    for network in networks or sorted(CONFIRMED):
+        watcher.send(
+            WatcherStatus,
+            network=network,
+            node_height=1_000,
+            scanned_height=990 if lagging else 1_000,
+            lag_seconds=900 if lagging else 0,
+            lagging=lagging,
+        )
+
+
 class EventTap:
     """A queue of its own bound to an exchange (`payments.events`): every event published there, in order."""
 

@@ -30,8 +30,10 @@ from services.payments.tests.helpers import (
     now,
     parse_time,
     refusal,
+    report_watchers,
     run_entrypoint,
     txid,
+    wait_until,
 )
 
 ACC = "acc1"
@@ -389,17 +391,23 @@ def test_a_lagging_watcher_makes_its_network_unavailable(order, payments, watche
     )
     assert methods(payments)[("BTC", "bitcoin")] is None
 
-    # A watcher that stopped reporting is as good as lagging.
-    watcher.send(
-        WatcherStatus,
-        network="litecoin",
-        node_height=50,
-        scanned_height=50,
-        lag_seconds=0,
-        lagging=False,
-        occurred_at=now() - timedelta(minutes=10),
-    )
+
+def test_a_network_whose_watcher_never_reported_or_went_quiet_is_chain_lagging(
+    payments, watcher, payments_db, settings, new_order
+):
+    # Rates are there, no watcher has said a word: no method can be offered, no instructions given.
+    assert set(wait_until(lambda: methods(payments), what="the methods").values()) == {"chain_lagging"}
+    assert code_of(payments.create_order_payment, ACC, new_order(ACC)["id"], "BTC", "bitcoin") == "method_unavailable"
+
+    report_watchers(watcher, "bitcoin")
+    wait_until(lambda: methods(payments)[("BTC", "bitcoin")] is None, what="bitcoin to be offered")
     assert methods(payments)[("LTC", "litecoin")] == "chain_lagging"
+
+    # A watcher that stopped reporting is as good as lagging: both sides of PAYMENTS_WATCHER_STALE_S.
+    stale = settings.watcher_stale_s
+    for age, reason in ((stale - 5, None), (stale + 1, "chain_lagging")):
+        payments_db.execute("UPDATE watcher_reports SET reported_at = :at", at=now() - timedelta(seconds=age))
+        assert methods(payments)[("BTC", "bitcoin")] == reason
 
 
 # --- "J'ai payé" -----------------------------------------------------------
