@@ -38,6 +38,10 @@ class ExtendedKeyError(ValueError):
     """The text is not a usable extended public key."""
 
 
+class ExtendedPrivateKeyError(ExtendedKeyError):
+    """The text is an extended PRIVATE key: a secret that must never be configured in a watch-only service."""
+
+
 class ChildIndexError(ValueError):
     """No public child can be derived at this index."""
 
@@ -72,7 +76,7 @@ def parse_extended_public_key(text: str) -> ExtendedPublicKey:
         raise ExtendedKeyError(f"decodes to {len(payload)} bytes, expected {_SERIALIZED_LENGTH}")
     key = payload[45:]
     if key[0] == 0:
-        raise ExtendedKeyError("this is an extended PRIVATE key; the service is watch-only and refuses it")
+        raise ExtendedPrivateKeyError("this is an extended PRIVATE key; the service is watch-only and refuses it")
     version = PUBLIC_VERSIONS.get(payload[:4])
     if version is None:
         raise ExtendedKeyError(f"unknown extended public key version {payload[:4].hex()}")

@@ -3,7 +3,8 @@
 The service never holds a private key: deposit addresses come from
 account-level extended PUBLIC keys (BIP84 for BTC/LTC, BIP44 for ETH/TRON)
 and, for Solana, from an operator-imported pool. A network without its key
-is switched off (reason `disabled`), never given a made-up address.
+is switched off (reason `disabled`), never given a made-up address; so is a network whose key is
+unusable (account_keys.py). A private key or a seed phrase in a key setting stops the service at start.
 """
 
 from datetime import timedelta
@@ -11,13 +12,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from kernodeck_kit.settings import ServiceSettings
+from kernodeck_payments.account_keys import key_problem, refuse_secrets
 from kernodeck_payments.domain.methods import DEFAULT_CONFIRMATIONS
 
 Chain = Literal["mainnet", "testnet", "regtest"]
+DERIVED_NETWORKS = ("bitcoin", "litecoin", "ethereum", "tron")  # Solana's addresses come from a pool
 
 
 class PaymentsSettings(ServiceSettings):
@@ -81,6 +84,13 @@ class PaymentsSettings(ServiceSettings):
     watcher_stale_s: int = Field(300, ge=10)
     sweep_interval_s: float = Field(10.0, gt=0)
 
+    @model_validator(mode="after")
+    def _no_secrets(self) -> "PaymentsSettings":
+        refuse_secrets(
+            {f"PAYMENTS_{n.upper()}_XPUB": self.xpub(n) for n in ("bitcoin", "litecoin", "ethereum", "tron")}
+        )
+        return self
+
     @field_validator("stablecoin_peg_guard_percent")
     @classmethod
     def _guard(cls, value: str) -> str:
@@ -93,6 +103,14 @@ class PaymentsSettings(ServiceSettings):
 
     def xpub(self, network: str) -> str:
         return getattr(self, f"{network}_xpub", "")
+
+    def unusable_keys(self) -> dict[str, str]:
+        """network -> why its configured account key gives no addresses (each logged once)."""
+        return {
+            network: problem
+            for network in DERIVED_NETWORKS
+            if (key := self.xpub(network)) and (problem := key_problem(network, key, self.chain(network)))
+        }
 
     def confirmations(self, network: str) -> int:
         return getattr(self, f"{network}_confirmations")

@@ -63,12 +63,14 @@ def changed_settings() -> dict:
 def settings(rates_file, write_rates, databases, changed_settings) -> PaymentsSettings:
     return PaymentsSettings(
         database_url=databases["payments"],
-        **{f"{network}_xpub": key for network, key in TEST_KEYS.items()},
-        rate_sources="file",
-        rate_file=rates_file,
-        rate_refresh_s=3600,
-        sweep_interval_s=3600,
-        **changed_settings,
+        **{
+            **{f"{network}_xpub": key for network, key in TEST_KEYS.items()},
+            "rate_sources": "file",
+            "rate_file": rates_file,
+            "rate_refresh_s": 3600,
+            "sweep_interval_s": 3600,
+            **changed_settings,
+        },
     )
 
 
@@ -154,10 +156,12 @@ def orders(running, watcher) -> Orders:
 
 
 @pytest.fixture
-def payments_ready(payments):
-    """The payments proxy, once the eager rate refresh at start has stored the rates file's rates."""
-    from services.payments.tests.helpers import wait_until
+def payments_ready(payments, watcher):
+    """The payments proxy, once every network's watcher has reported (up to date) and the eager rate refresh at
+    start has stored the rates file's rates."""
+    from services.payments.tests.helpers import report_watchers, wait_until
 
+    report_watchers(watcher)
     wait_until(
         lambda: all(m["available"] for m in payments.list_methods() if m["network"] != "solana"), what="the rates"
     )

@@ -96,7 +96,9 @@ def test_an_extensions_payment_settles_the_extension_of_its_order():
     [settled] = units.of(PaymentSettled)
     assert (settled.order_id, settled.extension_id, settled.amount_usd_cents) == ("o1", "x1", 10_000)
     assert units.state.ledger == {"extension-payment:pi1": ("sales:orders", 10_000, "order_payment")}
-    assert {(e.order_id, e.extension_id, e.purpose) for e in units.of(PaymentStatusChanged)} == {("o1", "x1", "extension")}
+    assert {(e.order_id, e.extension_id, e.purpose) for e in units.of(PaymentStatusChanged)} == {
+        ("o1", "x1", "extension")
+    }
 
 
 def test_fewer_confirmations_than_required_are_still_confirming():
