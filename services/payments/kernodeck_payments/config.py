@@ -56,6 +56,8 @@ class PaymentsSettings(ServiceSettings):
     solana_confirmations: int = Field(DEFAULT_CONFIRMATIONS["solana"], ge=1)
 
     intent_ttl_minutes: int = Field(30, ge=1, le=24 * 60)
+    # An order's intent never outlives the order (orders cancels it unpaid then); with less than this left, none.
+    intent_shortest_minutes: int = Field(10, ge=1, le=24 * 60)
     # Open payments (instructions not yet expired, or a transfer in flight) one order, one account may hold:
     # each takes an address, so without a bound anyone could exhaust the Solana pool or the wallet's gap limit.
     open_intents_per_order: int = Field(3, ge=1)
@@ -130,6 +132,10 @@ class PaymentsSettings(ServiceSettings):
     @property
     def intent_ttl(self) -> timedelta:
         return timedelta(minutes=self.intent_ttl_minutes)
+
+    @property
+    def intent_shortest(self) -> timedelta:
+        return timedelta(minutes=self.intent_shortest_minutes)
 
     @property
     def monitoring_window(self) -> timedelta:

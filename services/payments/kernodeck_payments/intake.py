@@ -74,9 +74,10 @@ def open_payment(
     now: datetime,
     *also: SQLModel,
     order_id: str | None = None,
+    deadline: datetime | None = None,
 ) -> PaymentIntent:
     """Record a complete intent (and `also`, the top-up it pays) or refuse: no instructions are ever half made.
-    `order_id` is the order an extension's intent extends.
+    `order_id` is the order an extension's intent extends; `deadline` the intent's, when sooner than the TTL.
 
     The same method asked again for the same order (extension) gives its open intent back, unchanged."""
     with units.transaction() as unit:
@@ -118,8 +119,8 @@ def open_payment(
             token=token_contract(method, settings.chain(method.network), settings.token_overrides()),
             required_confirmations=settings.confirmations(method.network),
             status=IntentStatus.AWAITING_TRANSFER,
-            expires_at=now + settings.intent_ttl,
-            watch_until=now + settings.intent_ttl + settings.monitoring_window,
+            expires_at=deadline or now + settings.intent_ttl,
+            watch_until=(deadline or now + settings.intent_ttl) + settings.monitoring_window,
             created_at=now,
             updated_at=now,
         )

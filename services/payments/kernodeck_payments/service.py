@@ -41,7 +41,7 @@ from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
 from kernodeck_payments.domain.intents import Purpose, TransferState
 from kernodeck_payments.domain.methods import METHODS, find_method
-from kernodeck_payments.domain.orders import PayableOrder, check_payable
+from kernodeck_payments.domain.orders import PayableOrder, check_payable, intent_deadline
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import SqlIntake, find_open_intent, open_payment
@@ -105,9 +105,13 @@ class PaymentsService:
         open_one = find_open_intent(self._intake(), account_id, method, order_id, utcnow())
         if open_one is not None:  # asked again: the same instructions, and the GPUs' hold is not prolonged
             return queries.payment(self.db, self.settings, open_one.id, account_id)
+        now = utcnow()
+        deadline = intent_deadline(order, now, self.settings.intent_ttl, self.settings.intent_shortest)
         # No instructions for GPUs that are not there: they are held until the intent's deadline first.
-        with self._holding(order, utcnow() + self.settings.intent_ttl):
-            return self._open(method, Purpose.ORDER, account_id, order_id, order.total_usd_cents)
+        with self._holding(order, deadline):
+            return self._open(
+                method, Purpose.ORDER, account_id, order_id, order.total_usd_cents, deadline=deadline, now=now
+            )
 
     @contextmanager
     def _holding(self, order: PayableOrder, until):
@@ -150,7 +154,9 @@ class PaymentsService:
             order_id=extension.order_id,
         )
 
-    def _open(self, method, purpose, account_id, reference_id, usd_cents, *also, order_id=None) -> dict:
+    def _open(
+        self, method, purpose, account_id, reference_id, usd_cents, *also, order_id=None, deadline=None, now=None
+    ):
         intent = open_payment(
             self._intake(),
             self.settings,
@@ -159,9 +165,10 @@ class PaymentsService:
             account_id,
             reference_id,
             usd_cents,
-            utcnow(),
+            now or utcnow(),
             *also,
             order_id=order_id,
+            deadline=deadline,
         )
         metrics.INTENTS_OPENED.labels(method.asset, method.network, purpose).inc()
         return payment_view(intent, [], self.settings.ethereum_chain_id)  # nothing can have arrived yet

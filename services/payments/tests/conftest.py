@@ -122,7 +122,9 @@ class Orders:
     def __init__(self, chain):
         self.chain = chain
 
-    def created(self, account_id: str, model: str = "h100", days: int = 3, lots: int = 1) -> dict:
+    def created(
+        self, account_id: str, model: str = "h100", days: int = 3, lots: int = 1, lapses_in: timedelta = UNPAID_TTL
+    ) -> dict:
         total = LOT_PRICES[(model, days)] * lots
         now = datetime.now(UTC)
         event = OrderCreated(
@@ -134,11 +136,16 @@ class Orders:
             total_gpus=lots,
             preparation="ubuntu",
             total_usd_cents=total,
-            expires_at=now + UNPAID_TTL,
+            expires_at=now + lapses_in,
             occurred_at=now,
         )
         self.chain.deliver(event)
-        return {"id": event.order_id, "account_id": account_id, "summary": {"total_usd_cents": total}}
+        return {
+            "id": event.order_id,
+            "account_id": account_id,
+            "summary": {"total_usd_cents": total},
+            "expires_at": event.expires_at,
+        }
 
     def moved(self, order: dict, status: str) -> None:
         event = OrderStatusChanged(

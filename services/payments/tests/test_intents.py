@@ -265,6 +265,21 @@ def test_a_solana_address_that_received_nothing_goes_back_to_the_pool_once_its_w
     assert payments.get_payment(ACC, quiet["id"])["address"] == quiet["address"]  # its history stays
 
 
+def test_instructions_for_an_order_end_with_the_order_when_it_lapses_sooner(
+    payments_ready, payments, new_order, provisioning_double, settings
+):
+    lapsing = new_order(ACC, lapses_in=timedelta(minutes=20))
+    payment = payments.create_order_payment(ACC, lapsing["id"], "BTC", "bitcoin")
+    assert parse_time(payment["expires_at"]) == lapsing["expires_at"]  # what the customer sees: the order's end
+    assert provisioning_double.asked == [(lapsing["id"], lapsing["expires_at"].isoformat())]
+
+    late = new_order(ACC, lapses_in=settings.intent_shortest - timedelta(seconds=5))
+    refused = refusal(payments.create_order_payment, ACC, late["id"], "BTC", "bitcoin")
+    assert refused.code == "invalid_state" and refused.detail.endswith("too little time is left to pay it by crypto")
+    roomy = new_order(ACC, lapses_in=settings.intent_shortest + timedelta(seconds=30))
+    assert payments.create_order_payment(ACC, roomy["id"], "BTC", "bitcoin")["status"] == "awaiting_transfer"
+
+
 # --- limits ------------------------------------------------------------------
 
 

@@ -51,7 +51,13 @@ def test_health_names_each_watcher_following_lagging_or_silent(payments_ready, p
     watcher.send(WatcherStatus, network="bitcoin", node_height=100, scanned_height=90, lag_seconds=900, lagging=True)
     watcher.send(WatcherStatus, network="litecoin", node_height=50, scanned_height=50, lag_seconds=0, lagging=False)
     watcher.send(
-        WatcherStatus, network="tron", node_height=7, scanned_height=7, lag_seconds=0, lagging=False, unseen=["internal_trx"]
+        WatcherStatus,
+        network="tron",
+        node_height=7,
+        scanned_height=7,
+        lag_seconds=0,
+        lagging=False,
+        unseen=["internal_trx"],
     )
     old = now() - timedelta(minutes=10)  # PAYMENTS_WATCHER_STALE_S is 300
     watcher.send(

@@ -6,7 +6,7 @@ order that stopped being payable meanwhile is refused by orders and credited to 
 """
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 
@@ -31,3 +31,16 @@ def check_payable(order: PayableOrder | None, account_id: str) -> PayableOrder:
     if order.status != AWAITING_PAYMENT:
         raise ServiceError(ErrorCode.INVALID_STATE, f"the order is {order.status}, not awaiting payment")
     return order
+
+
+def intent_deadline(order: PayableOrder, now: datetime, ttl: timedelta, shortest: timedelta) -> datetime:
+    """The deadline of an intent opened now for `order`: never after the order's own, when orders would cancel
+    it unpaid, so that a transfer on time for the intent is on time for the order too. Refused (invalid_state)
+    when less than `shortest` is left to pay."""
+    deadline = now + ttl if order.expires_at is None else min(now + ttl, order.expires_at)
+    if deadline - now < shortest:
+        lapse = order.expires_at.isoformat(timespec="seconds") if order.expires_at else "soon"
+        raise ServiceError(
+            ErrorCode.INVALID_STATE, f"the order lapses at {lapse}: too little time is left to pay it by crypto"
+        )
+    return deadline
