@@ -63,6 +63,27 @@ class TimelineEntry:
     detail: str = ""
 
 
+# Payment statuses (payments') during which a transfer for the order is on its way.
+AWAITING_TRANSFER = "awaiting_transfer"
+IN_FLIGHT = ("seen", "confirming")
+
+
+@dataclass(frozen=True)
+class PaymentInFlight:
+    """What payments told of one of the order's crypto payments, as of `at`; `expires_at` once known."""
+
+    payment_id: str
+    order_id: str
+    status: str
+    at: datetime
+    expires_at: datetime | None = None
+
+    def can_still_arrive(self, now: datetime) -> bool:
+        return self.status in IN_FLIGHT or (
+            self.status == AWAITING_TRANSFER and self.expires_at is not None and self.expires_at > now
+        )
+
+
 @dataclass
 class RentalDates:
     """The term as provisioning reports it: it starts at delivery, never at the order or "J'ai payé"."""

@@ -8,8 +8,10 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     ExtensionConfirmed,
     ExtensionPaid,
+    PaymentInstructionsCreated,
     PaymentReported,
     PaymentSettled,
+    PaymentStatusChanged,
     ProvisioningFailed,
     ProvisioningStarted,
     RentalEnded,
@@ -95,6 +97,14 @@ class OrdersService:
     @consumer(PaymentSettled.source, PaymentSettled.type)
     def on_payment_settled(self, payload) -> None:
         use_cases.apply_payment_settled(self.units, PaymentSettled.from_message(payload), utcnow())
+
+    @consumer(PaymentInstructionsCreated.source, PaymentInstructionsCreated.type)
+    def on_payment_instructions_created(self, payload) -> None:
+        use_cases.follow_payment(self.units, PaymentInstructionsCreated.from_message(payload))
+
+    @consumer(PaymentStatusChanged.source, PaymentStatusChanged.type)
+    def on_payment_status_changed(self, payload) -> None:
+        use_cases.follow_payment(self.units, PaymentStatusChanged.from_message(payload))
 
     @consumer(PaymentReported.source, PaymentReported.type)
     def on_payment_reported(self, payload) -> None:

@@ -2,13 +2,22 @@
 
 from datetime import datetime
 
-from sqlalchemy import Index, update
+from sqlalchemy import Index, and_, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.types import UtcDateTime
-from kernodeck_orders.domain import Order, OrderStatus, RentalDates, StaleOrder, TimelineEntry
+from kernodeck_orders.domain import (
+    AWAITING_TRANSFER,
+    IN_FLIGHT,
+    Order,
+    OrderStatus,
+    PaymentInFlight,
+    RentalDates,
+    StaleOrder,
+    TimelineEntry,
+)
 
 
 class OrderRow(SQLModel, table=True):
@@ -50,6 +59,45 @@ class TimelineRow(SQLModel, table=True):
     at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
     kind: str = Field(max_length=32)
     detail: str = ""
+
+
+class PaymentInFlightRow(SQLModel, table=True):
+    """An order's crypto payment as payments tells it (instructions, then each status)."""
+
+    __tablename__ = "payments_in_flight"
+
+    payment_id: str = Field(primary_key=True, max_length=32)
+    order_id: str = Field(max_length=32, index=True)
+    status: str = Field(max_length=20)
+    status_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    expires_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
+
+
+def track_payment(session: Session, payment: PaymentInFlight) -> None:
+    """Keep the payment's newest status (and its deadline once known), whatever order the events came in."""
+    row = session.get(PaymentInFlightRow, payment.payment_id, with_for_update=True)
+    if row is None:
+        row = PaymentInFlightRow(
+            payment_id=payment.payment_id, order_id=payment.order_id, status=payment.status, status_at=payment.at
+        )
+    elif payment.at >= row.status_at:
+        row.status, row.status_at = payment.status, payment.at
+    row.expires_at = payment.expires_at or row.expires_at
+    session.add(row)
+
+
+def _in_flight(now: datetime):
+    """The orders with a payment that can still arrive: a transfer seen or confirming, or instructions standing."""
+    return select(PaymentInFlightRow.order_id).where(
+        or_(
+            PaymentInFlightRow.status.in_(IN_FLIGHT),
+            and_(PaymentInFlightRow.status == AWAITING_TRANSFER, PaymentInFlightRow.expires_at > now),
+        )
+    )
+
+
+def payment_in_flight(session: Session, order_id: str, now: datetime) -> bool:
+    return session.exec(_in_flight(now).where(PaymentInFlightRow.order_id == order_id).limit(1)).first() is not None
 
 
 def add_order(session: Session, order: Order) -> None:
@@ -113,11 +161,15 @@ def add_note(session: Session, order: Order, entry: TimelineEntry) -> None:
     session.add(_timeline_row(order.id, entry))
 
 
-def unpaid_order_ids(session: Session, created_before: datetime, limit: int) -> list[str]:
+def unpaid_order_ids(session: Session, created_before: datetime, now: datetime, limit: int) -> list[str]:
     return list(
         session.exec(
             select(OrderRow.id)
-            .where(OrderRow.status == OrderStatus.AWAITING_PAYMENT.value, OrderRow.created_at <= created_before)
+            .where(
+                OrderRow.status == OrderStatus.AWAITING_PAYMENT.value,
+                OrderRow.created_at <= created_before,
+                OrderRow.id.not_in(_in_flight(now)),
+            )
             .order_by(OrderRow.created_at)
             .limit(limit)
         ).all()
@@ -177,5 +229,11 @@ class SqlOrders:
     def add_note(self, order: Order, entry: TimelineEntry) -> None:
         add_note(self.session, order, entry)
 
-    def unpaid_order_ids(self, created_before: datetime, limit: int) -> list[str]:
-        return unpaid_order_ids(self.session, created_before, limit)
+    def unpaid_order_ids(self, created_before: datetime, now: datetime, limit: int) -> list[str]:
+        return unpaid_order_ids(self.session, created_before, now, limit)
+
+    def track_payment(self, payment: PaymentInFlight) -> None:
+        track_payment(self.session, payment)
+
+    def payment_in_flight(self, order_id: str, now: datetime) -> bool:
+        return payment_in_flight(self.session, order_id, now)

@@ -5,16 +5,26 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from kernodeck_contracts.errors import ErrorCode, EventTooEarly, ServiceError
-from kernodeck_contracts.events import Event, PaymentRefused, PaymentReported, PaymentSettled, RentalExtended
+from kernodeck_contracts.events import (
+    Event,
+    PaymentInstructionsCreated,
+    PaymentRefused,
+    PaymentReported,
+    PaymentSettled,
+    PaymentStatusChanged,
+    RentalExtended,
+)
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.types import rfc3339
 from kernodeck_kit.units import Units
 from kernodeck_orders.domain import (
+    AWAITING_TRANSFER,
     PAYMENT_REPORTED,
     RENTAL_EXTENDED,
     UNPAID_TIMEOUT,
     Order,
     OrderStatus,
+    PaymentInFlight,
     RentalDates,
     StaleOrder,
     TimelineEntry,
@@ -44,8 +54,15 @@ class OrdersUnit(Protocol):
         """Record the rental's dates as provisioning reported them."""
 
     def add_note(self, order: Order, entry: TimelineEntry) -> None: ...
-    def unpaid_order_ids(self, created_before: datetime, limit: int) -> list[str]:
-        """Orders awaiting payment created before `created_before`, oldest first."""
+    def unpaid_order_ids(self, created_before: datetime, now: datetime, limit: int) -> list[str]:
+        """Orders awaiting payment created before `created_before`, none a payment can still arrive for at `now`,
+        oldest first."""
+
+    def track_payment(self, payment: PaymentInFlight) -> None:
+        """Keep the payment's newest status, and its deadline once known."""
+
+    def payment_in_flight(self, order_id: str, now: datetime) -> bool:
+        """Whether a payment can still arrive for the order (PaymentInFlight.can_still_arrive)."""
 
     def emit(self, event: Event) -> None: ...
 
@@ -96,7 +113,7 @@ def cancel_order(units: Units[OrdersUnit], account_id: str, order_id: str, now: 
 def cancel_unpaid_orders(units: Units[OrdersUnit], now: datetime, unpaid_ttl: timedelta, batch: int) -> int:
     """Cancel the orders left unpaid past the TTL, up to `batch`; how many."""
     with units.transaction() as unit:
-        candidates = unit.unpaid_order_ids(created_before=now - unpaid_ttl, limit=batch)
+        candidates = unit.unpaid_order_ids(created_before=now - unpaid_ttl, now=now, limit=batch)
     return sum(_cancel_if_unpaid(units, order_id, now, unpaid_ttl) for order_id in candidates)
 
 
@@ -104,7 +121,7 @@ def _cancel_if_unpaid(units: Units[OrdersUnit], order_id: str, now: datetime, un
     try:
         with units.transaction() as unit:
             order = unit.get(order_id)
-            if not is_due_for_cancellation(order, now, unpaid_ttl):
+            if not is_due_for_cancellation(order, now, unpaid_ttl) or unit.payment_in_flight(order_id, now):
                 return False
             previous = order.status
             _record(unit, order, previous, transition(order, OrderStatus.CANCELLED, now, UNPAID_TIMEOUT))
@@ -134,6 +151,23 @@ def apply_payment_settled(units: Units[OrdersUnit], event: PaymentSettled, now: 
         else:
             previous = order.status
             _record(unit, order, previous, transition(order, OrderStatus.PAID, now, f"paid: {event.method}"))
+
+
+def follow_payment(units: Units[OrdersUnit], event: PaymentInstructionsCreated | PaymentStatusChanged) -> None:
+    """Payments' account of an order's crypto payment: while one can still arrive (instructions standing, a
+    transfer seen or confirming), the unpaid sweep leaves the order alone."""
+    if event.purpose != "order" or event.order_id is None:
+        return
+    with units.consume(f"payments.{event.type}", event) as unit:
+        if unit is None:
+            return
+        if isinstance(event, PaymentInstructionsCreated):
+            payment = PaymentInFlight(
+                event.payment_id, event.order_id, AWAITING_TRANSFER, event.occurred_at, event.expires_at
+            )
+        else:
+            payment = PaymentInFlight(event.payment_id, event.order_id, event.status, event.occurred_at)
+        unit.track_payment(payment)
 
 
 def note_payment_reported(units: Units[OrdersUnit], event: PaymentReported, now: datetime) -> None:

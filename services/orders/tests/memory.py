@@ -4,16 +4,17 @@ Reads hand out copies and a status change is kept only when saved, as with the d
 """
 
 from copy import deepcopy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from kernodeck_kit.units import MemoryUnits
-from kernodeck_orders.domain import Order, OrderStatus, StaleOrder, TimelineEntry
+from kernodeck_orders.domain import Order, OrderStatus, PaymentInFlight, StaleOrder, TimelineEntry
 
 
 @dataclass
 class OrderTables:
     orders: dict[str, Order] = field(default_factory=dict)
+    payments: dict[str, PaymentInFlight] = field(default_factory=dict)
 
 
 class MemoryOrders:
@@ -43,13 +44,26 @@ class MemoryOrders:
     def add_note(self, order: Order, entry: TimelineEntry) -> None:
         self.tables.orders[order.id].timeline.append(entry)
 
-    def unpaid_order_ids(self, created_before: datetime, limit: int) -> list[str]:
+    def unpaid_order_ids(self, created_before: datetime, now: datetime, limit: int) -> list[str]:
         unpaid = [
             o
             for o in self.tables.orders.values()
-            if o.status == OrderStatus.AWAITING_PAYMENT and o.created_at <= created_before
+            if o.status == OrderStatus.AWAITING_PAYMENT
+            and o.created_at <= created_before
+            and not self.payment_in_flight(o.id, now)
         ]
         return [o.id for o in sorted(unpaid, key=lambda o: o.created_at)][:limit]
+
+    def track_payment(self, payment: PaymentInFlight) -> None:
+        known = self.tables.payments.get(payment.payment_id)
+        if known is not None and payment.at < known.at:
+            payment = replace(known, expires_at=payment.expires_at or known.expires_at)
+        elif known is not None:
+            payment = replace(payment, expires_at=payment.expires_at or known.expires_at)
+        self.tables.payments[payment.payment_id] = payment
+
+    def payment_in_flight(self, order_id: str, now: datetime) -> bool:
+        return any(p.order_id == order_id and p.can_still_arrive(now) for p in self.tables.payments.values())
 
 
 def memory_units() -> MemoryUnits:

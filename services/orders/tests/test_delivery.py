@@ -118,7 +118,11 @@ def test_a_failed_delivery_fails_the_order_with_its_reason(orders, config):
     order = orders.create_order("a1", "h100", 3, 1, "ubuntu")
     dispatch = event_dispatcher(config)
     settled = PaymentSettled(
-        payment_id="p1", order_id=order["id"], account_id="a1", amount_usd_cents=1, method="balance"
+        payment_id="p1",
+        order_id=order["id"],
+        account_id="a1",
+        amount_usd_cents=order["summary"]["total_usd_cents"],
+        method="balance",
     )
     dispatch(settled.source, settled.type, settled.to_message())
     failed = ProvisioningFailed(order_id=order["id"], account_id="a1", reason="no_node_passed: cpu_fallback")

@@ -7,11 +7,12 @@ import eventlet
 import pytest
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
+from nameko.testing.services import entrypoint_hook
 from nameko.testing.utils import get_extension
 from sqlalchemy import text
 
 from kernodeck_contracts.errors import ServiceError
-from kernodeck_contracts.events import PaymentSettled
+from kernodeck_contracts.events import PaymentSettled, PaymentStatusChanged
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.rpc_errors import RemoteServiceError
@@ -151,3 +152,31 @@ def test_a_settled_payment_short_of_the_total_is_refused_on_the_broker(orders, e
     events.wait(expected_event, count=1)
     assert orders.get_order(ALICE, order["id"])["status"] == status
     assert [e["reason"] for e in events.wait("payment_refused", count=1, seconds=0.2)] == refused
+
+
+def test_the_sweep_leaves_alone_an_order_while_its_payment_is_confirming(
+    orders, orders_container, config, database_url
+):
+    order = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")
+    backdate(database_url, order["id"], minutes=PAST_THE_TTL)
+    dispatch = event_dispatcher(config)
+
+    def tell(status: str) -> None:
+        event = PaymentStatusChanged(
+            payment_id="p1", account_id=ALICE, purpose="order", order_id=order["id"], status=status,
+            previous_status="seen",
+        )  # fmt: skip
+        dispatch(event.source, event.type, event.to_message())
+        with eventlet.Timeout(5):
+            while execute(database_url, "SELECT status FROM payments_in_flight") != [(status,)]:
+                eventlet.sleep(0.05)
+
+    tell("confirming")
+    with entrypoint_hook(orders_container, "cancel_unpaid_orders") as sweep:
+        assert sweep() == 0
+    assert orders.get_order(ALICE, order["id"])["status"] == "awaiting_payment"
+
+    tell("underpaid")  # nothing more can arrive: the order lapses
+    with entrypoint_hook(orders_container, "cancel_unpaid_orders") as sweep:
+        assert sweep() == 1
+    assert orders.get_order(ALICE, order["id"])["status"] == "cancelled"

@@ -59,5 +59,5 @@ def test_unpaid_candidates_are_old_awaiting_payment_orders_oldest_first(engine):
         store.save_transition(session, paid, transition(paid, OrderStatus.PAID, T0, "paid"))
         session.commit()
     with Session(engine) as session:
-        assert store.unpaid_order_ids(session, T0 - timedelta(minutes=60), limit=10) == ["oldest", "older"]
-        assert store.unpaid_order_ids(session, T0 - timedelta(minutes=60), limit=1) == ["oldest"]
+        assert store.unpaid_order_ids(session, T0 - timedelta(minutes=60), T0, limit=10) == ["oldest", "older"]
+        assert store.unpaid_order_ids(session, T0 - timedelta(minutes=60), T0, limit=1) == ["oldest"]

@@ -8,9 +8,11 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     OrderCreated,
     OrderStatusChanged,
+    PaymentInstructionsCreated,
     PaymentRefused,
     PaymentReported,
     PaymentSettled,
+    PaymentStatusChanged,
     SupportRequestAnswered,
 )
 from kernodeck_contracts.rpc import Quote
@@ -202,3 +204,49 @@ def test_an_extensions_settled_payment_is_left_to_support(units, order):
     use_cases.apply_payment_settled(units, settled(created).model_copy(update={"extension_id": "x1"}), T0)
     assert use_cases.get_order(units, ALICE, created.id).status == OrderStatus.AWAITING_PAYMENT
     assert units.of(PaymentRefused) == [] and units.of(OrderStatusChanged) == []
+
+
+# --- the sweep leaves alone an order a payment can still arrive for ------------------------------------
+
+SWEEP_AT = T0 + TTL
+
+
+def instructions(created, expires_at: datetime, payment_id: str = "p1") -> PaymentInstructionsCreated:
+    return PaymentInstructionsCreated(
+        payment_id=payment_id, account_id=ALICE, purpose="order", order_id=created.id, asset="BTC",
+        network="bitcoin", amount="0.00378", amount_base_units=378_000, amount_usd_cents=18_900,
+        expires_at=expires_at, occurred_at=T0,
+    )  # fmt: skip
+
+
+def moved(created, status: str, at: datetime, payment_id: str = "p1") -> PaymentStatusChanged:
+    return PaymentStatusChanged(
+        payment_id=payment_id, account_id=ALICE, purpose="order", order_id=created.id, status=status,
+        previous_status="awaiting_transfer", occurred_at=at,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("events", "cancelled"),
+    [
+        (lambda o: [instructions(o, SWEEP_AT + timedelta(microseconds=1))], False),  # instructions still stand
+        (lambda o: [instructions(o, SWEEP_AT)], True),  # they ended as the order lapsed
+        (lambda o: [instructions(o, SWEEP_AT), moved(o, "seen", T0)], False),
+        (lambda o: [instructions(o, SWEEP_AT), moved(o, "confirming", T0)], False),
+        (lambda o: [instructions(o, SWEEP_AT), moved(o, "seen", T0), moved(o, "underpaid", SWEEP_AT)], True),
+        (lambda o: [instructions(o, SWEEP_AT), moved(o, "expired", SWEEP_AT)], True),
+        # Out of order: the newer status stands.
+        (lambda o: [moved(o, "expired", SWEEP_AT), moved(o, "confirming", T0), instructions(o, SWEEP_AT)], True),
+        (lambda o: [moved(o, "confirming", T0 + timedelta(hours=1)), moved(o, "seen", T0)], False),
+        # Another order's payment, a top-up: nothing to do with this order.
+        (lambda o: [moved(o, "seen", T0).model_copy(update={"purpose": "topup"})], True),
+    ],
+    ids=["standing", "ended", "seen", "confirming", "underpaid", "expired", "late-expired", "late-seen", "topup"],
+)
+def test_the_sweep_leaves_alone_an_order_a_payment_can_still_arrive_for(units, order, events, cancelled):
+    created = order()
+    for event in events(created):
+        use_cases.follow_payment(units, event)
+    assert use_cases.cancel_unpaid_orders(units, SWEEP_AT, TTL, batch=10) == int(cancelled)
+    status = use_cases.get_order(units, ALICE, created.id).status
+    assert status == (OrderStatus.CANCELLED if cancelled else OrderStatus.AWAITING_PAYMENT)
