@@ -46,7 +46,7 @@ def test_intents_reviews_addresses_and_rates_are_read_at_each_scrape(payments_re
     assert sample("kernodeck_state_metrics_up", service="payments") == 1
 
 
-def test_health_names_each_watcher_following_lagging_or_silent(payments_ready, payments, watcher):
+def test_health_names_each_watcher_following_lagging_or_silent(payments, watcher):
     assert payments.health()["watchers"] == {}
     watcher.send(WatcherStatus, network="bitcoin", node_height=100, scanned_height=90, lag_seconds=900, lagging=True)
     watcher.send(WatcherStatus, network="litecoin", node_height=50, scanned_height=50, lag_seconds=0, lagging=False)
