@@ -27,6 +27,7 @@ from bench.bench_notify import notify_bench
 from bench.bench_payments import confirmed_to_paid, intent_creation
 from bench.bench_provisioning import delivery_steps, paid_to_ready
 from bench.bench_provisioning import report as provisioning_report
+from bench.bench_registrations import STACK_ENV as REGISTRATION_STACK_ENV
 from bench.bench_registrations import registration_burst
 from bench.bench_registrations import report as registrations_report
 from bench.bench_web import web_bench
@@ -117,7 +118,7 @@ def main() -> None:
     try:
         # Every intent holds a GPU for its 30 minutes: 30 more ports of the rtx4090 host, each a 64-GPU node.
         capacity = {"gpus": {**LOCAL_GPUS, "rtx4090": 64}, "extra_ports": {"rtx4090": 30}}
-        with tempfile.TemporaryDirectory() as logs, running_stack(Path(logs), "kd_bench", **capacity) as stack:
+        with tempfile.TemporaryDirectory() as logs, running_stack(Path(logs), "kd_bench", REGISTRATION_STACK_ENV, **capacity) as stack:
             results = asyncio.run(run_all(stack, stack.env["AMQP_URI"], bare_url))
             report(results)
         print()

@@ -28,6 +28,7 @@ class AccountsPolicy(BaseModel):
     password_hashing_threads: int = Field(1, ge=1, le=64)
     password_jobs_max: int = Field(4, ge=1)
     password_wait_max_s: float = Field(1.5, gt=0)
+    password_hashing_niceness: int = Field(10, ge=0, le=19)
 
     @model_validator(mode="after")
     def _argon2_memory_covers_lanes(self):

@@ -12,9 +12,6 @@ from argon2.exceptions import VerificationError
 from kernodeck_accounts.hashing_threads import HashingThreads
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 
-# Hashing threads give way to everything else on the machine (19 is the lowest priority).
-HASHING_NICENESS = 10
-
 
 def busy(retry_after: int) -> ServiceError:
     return ServiceError(
@@ -25,7 +22,8 @@ def busy(retry_after: int) -> ServiceError:
 
 
 class Passwords:
-    """Hashes run on `threads` OS threads of their own, at a lower priority. At most `max_jobs` requests
+    """Hashes run on `threads` OS threads of their own, at `niceness` (19 the lowest priority): they give
+    way to everything else on the machine. At most `max_jobs` requests
     hold a job at once (each holds a service worker while it waits), and one is admitted only while its
     expected wait (the jobs ahead of it, at the recent pace) stays within `max_wait_s`: beyond either,
     `admitted()` refuses at once with 503 and Retry-After instead of answering late."""
@@ -38,11 +36,12 @@ class Passwords:
         threads: int = 1,
         max_jobs: int = 4,
         max_wait_s: float = 1.5,
+        niceness: int = 10,
     ):
         self._hasher = PasswordHasher(
             time_cost=time_cost, memory_cost=memory_cost_kib, parallelism=parallelism, type=Type.ID
         )
-        self._threads = HashingThreads(threads, HASHING_NICENESS)
+        self._threads = HashingThreads(threads, niceness)
         self._thread_count, self._max_jobs, self._max_wait_s = threads, max_jobs, max_wait_s
         self._jobs = 0
         started = time.monotonic()
@@ -87,4 +86,6 @@ class Passwords:
         try:
             return work(*args)
         finally:
-            self._pace_s = 0.8 * self._pace_s + 0.2 * (time.monotonic() - started)
+            took = time.monotonic() - started
+            # Slower at once, faster gradually: a machine that slows down admits fewer jobs right away.
+            self._pace_s = max(took, 0.8 * self._pace_s + 0.2 * took)

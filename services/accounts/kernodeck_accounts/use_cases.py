@@ -69,6 +69,7 @@ def rules_for(policy: AccountsPolicy) -> Rules:
             threads=policy.password_hashing_threads,
             max_jobs=policy.password_jobs_max,
             max_wait_s=policy.password_wait_max_s,
+            niceness=policy.password_hashing_niceness,
         ),
         session_ttl=policy.session_ttl,
         throttle=policy.login_throttle,
