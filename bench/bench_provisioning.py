@@ -61,7 +61,7 @@ def paid_to_ready(url: str, auth: dict, timeout_s: float = 120) -> dict:
     deadline = time.monotonic() + timeout_s
     with httpx.Client(base_url=url, headers=auth, timeout=30) as client:
         while True:
-            orders = [o for o in client.get("/api/v1/orders").json() if o["status"] not in ("awaiting_payment", "cancelled")]
+            orders = [o for o in client.get("/api/v1/orders?limit=200").json()["items"] if o["status"] not in ("awaiting_payment", "cancelled")]
             if all(o["status"] in ("ready", "failed") for o in orders) or time.monotonic() > deadline:
                 break
             time.sleep(0.5)

@@ -2,7 +2,7 @@
 
 import httpx
 
-from tests.e2e.conftest import new_customer
+from tests.e2e.conftest import assert_problem, new_customer
 
 ORDER = {"model": "b200", "duration_days": 7, "lots": 2, "preparation": "pytorch"}
 
@@ -41,7 +41,7 @@ def test_browse_quote_register_order_and_find_it_from_another_client(stack, clie
         found = other_browser.get(f"/api/v1/orders/{order['id']}", headers=other)
         assert found.status_code == 200
         assert found.json()["summary"] == order["summary"]
-        listed = other_browser.get("/api/v1/orders", headers=other).json()
+        listed = other_browser.get("/api/v1/orders", headers=other).json()["items"]
         assert [o["id"] for o in listed] == [order["id"]]
         assert other_browser.get("/api/v1/me", headers=other).json()["email"] == me["email"]
 
@@ -64,7 +64,16 @@ def test_orders_list_newest_first(client, customer):
         for days in (3, 7, 30)
     ]
     listed = client.get("/api/v1/orders", headers=customer["headers"]).json()
-    assert [o["id"] for o in listed] == list(reversed(ids))
+    assert [o["id"] for o in listed["items"]] == list(reversed(ids))
+    first = client.get("/api/v1/orders?limit=2", headers=customer["headers"]).json()
+    rest = client.get(f"/api/v1/orders?cursor={first['next_cursor']}", headers=customer["headers"]).json()
+    assert [o["id"] for o in first["items"] + rest["items"]] == list(reversed(ids))
+    assert rest["next_cursor"] is None
+    for limit in (1, 200):
+        assert client.get(f"/api/v1/orders?limit={limit}", headers=customer["headers"]).status_code == 200
+    for query in ("limit=0", "limit=201", "cursor=forged"):
+        response = client.get(f"/api/v1/orders?{query}", headers=customer["headers"])
+        assert_problem(response, 422, "validation_error", query.split("=")[0])
 
 
 def test_another_customer_gets_404_for_my_order(client, customer):
@@ -74,7 +83,7 @@ def test_another_customer_gets_404_for_my_order(client, customer):
     assert response.status_code == 404
     assert response.json()["code"] == "not_found"
     assert client.get("/api/v1/orders/does-not-exist", headers=intruder["headers"]).json() == response.json()
-    assert client.get("/api/v1/orders", headers=intruder["headers"]).json() == []
+    assert client.get("/api/v1/orders", headers=intruder["headers"]).json() == {"items": [], "next_cursor": None}
 
 
 def test_the_customer_cancels_an_unpaid_order(client, customer):

@@ -158,7 +158,7 @@ def test_a_payment_intent_for_an_order(client, customer, method):
     assert shown["status"] == "awaiting_payment"
     assert shown["payments"] == [payment]
     listed = client.get("/api/v1/orders", headers=customer["headers"]).json()
-    assert [o["payments"] for o in listed] == [[payment]]
+    assert [o["payments"] for o in listed["items"]] == [[payment]]
 
 
 def test_asking_again_for_the_same_method_gives_the_open_payment_back(client, customer, method):

@@ -61,7 +61,7 @@ def test_a_paid_order_becomes_ready_and_the_customer_logs_in(stack, client, tmp_
     )  # fmt: skip
     assert login.returncode == 0, login.stderr
     assert login.stdout.strip().isdigit()  # one GPU, its index
-    listed = client.get("/api/v1/orders", headers=me["headers"]).json()
+    listed = client.get("/api/v1/orders", headers=me["headers"]).json()["items"]
     assert next(o for o in listed if o["id"] == order["id"])["access"] == access
     intruder = new_customer(client)
     assert_problem(client.get(f"/api/v1/orders/{order['id']}", headers=intruder["headers"]), 404, "not_found")

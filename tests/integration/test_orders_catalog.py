@@ -31,4 +31,4 @@ def test_the_catalogs_validation_errors_come_through(orders, model, days, lots, 
     error = caught.value.service_error
     assert (error.code, error.detail) == ("validation_error", "the order configuration is not valid")
     assert [e["field"] for e in error.errors] == [field]
-    assert orders.list_orders(ALICE) == []
+    assert orders.list_orders(ALICE) == {"items": [], "next_cursor": None}

@@ -4,6 +4,7 @@ from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
 from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.pages import Cursor, Limit, Page
 from kernodeck_gateway.responses import Order, OrderPayment
 from kernodeck_gateway.rpc import RpcClient
 from kernodeck_gateway.schemas import NewOrder, PaymentMethodChoice, present_order, present_payment
@@ -62,20 +63,23 @@ async def create_order(body: NewOrder, caller: CurrentCaller, rpc: Rpc) -> Order
 
 
 @router.get("")
-async def list_orders(caller: CurrentCaller, rpc: Rpc) -> list[Order]:
-    orders = await rpc.call("orders", "list_orders", caller.account_id)
+async def list_orders(caller: CurrentCaller, rpc: Rpc, limit: Limit = None, cursor: Cursor = None) -> Page[Order]:
+    """The caller's orders, newest first, a page at a time."""
+    page = await rpc.call("orders", "list_orders", caller.account_id, limit, cursor)
+    orders = page["items"]
     if not orders:
-        return []
+        return page
     ids = [order["id"] for order in orders]
     payments, access, extensions = await asyncio.gather(
         rpc.call("payments", "list_payments_for_orders", caller.account_id, ids),
         access_of(rpc, caller.account_id, orders),
         extensions_of(rpc, caller.account_id, ids),
     )
-    return [
+    items = [
         present_order(order, payments[order["id"]], access.get(order["id"]), extensions[order["id"]])
         for order in orders
     ]
+    return {"items": items, "next_cursor": page["next_cursor"]}
 
 
 @router.get("/{order_id}", responses=refusals(404))

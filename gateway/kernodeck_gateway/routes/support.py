@@ -2,12 +2,13 @@
 confirm or refuse extensions, and see the order's payments and transfers beside a request."""
 
 import asyncio
-from typing import Annotated, Literal
+from typing import Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, CurrentOperator, Rpc
 from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.pages import Limit
 from kernodeck_gateway.responses import (
     Extension,
     OperatorSupportRequest,
@@ -27,7 +28,6 @@ from kernodeck_gateway.support_schemas import (
 
 router = APIRouter(prefix="/api/v1", tags=["support"])
 
-Limit = Annotated[int | None, Query(ge=1, le=200)]
 
 
 @router.post("/support-requests", status_code=201, responses=refusals(404, 409))

@@ -191,3 +191,8 @@ def note(order: Order, at: datetime, kind: str, detail: str) -> TimelineEntry:
     entry = TimelineEntry(at=at, kind=kind, detail=detail)
     order.timeline.append(entry)
     return entry
+
+
+def order_key(order: Order) -> tuple:
+    """Where an order stands in the account's list: newest first, the id breaking ties."""
+    return (order.created_at, order.id)

@@ -25,6 +25,7 @@ from kernodeck_contracts.money import format_usd
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
+from kernodeck_kit.paging import Page
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
@@ -41,6 +42,7 @@ from kernodeck_orders.domain import (
     OrderStatus,
     RentalDates,
     check_delivery_wishes,
+    order_key,
 )
 from kernodeck_orders.state_metrics import read_state
 from kernodeck_orders.store import SqlOrders
@@ -78,8 +80,10 @@ class OrdersService:
         return order_view(order)
 
     @rpc(expected_exceptions=ServiceError)
-    def list_orders(self, account_id) -> list[dict]:
-        return [order_view(order) for order in use_cases.list_orders(self.units, account_id)]
+    def list_orders(self, account_id, limit=None, cursor=None) -> dict:
+        """{"items": one page of orders, newest first, "next_cursor"} (kernodeck_kit.paging)."""
+        page = Page.ask(limit, cursor)
+        return page.answer(use_cases.list_orders(self.units, account_id, page), order_key, order_view)
 
     @rpc(expected_exceptions=ServiceError)
     def get_order(self, account_id, order_id) -> dict:

@@ -7,6 +7,7 @@ from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_kit.outbox import Tx
+from kernodeck_kit.paging import Page
 from kernodeck_kit.types import UtcDateTime
 from kernodeck_orders.domain import (
     AWAITING_TRANSFER,
@@ -123,13 +124,10 @@ def get_order(session: Session, order_id: str) -> Order | None:
     return None if row is None else _order(row, _timelines(session, [order_id])[order_id])
 
 
-def list_orders(session: Session, account_id: str) -> list[Order]:
-    """The account's orders, newest first."""
-    rows = session.exec(
-        select(OrderRow)
-        .where(OrderRow.account_id == account_id)
-        .order_by(OrderRow.created_at.desc(), OrderRow.id.desc())
-    ).all()
+def list_orders(session: Session, account_id: str, page: Page) -> list[Order]:
+    """One page of the account's orders, newest first (one more than the page's limit, when there is more)."""
+    query = select(OrderRow).where(OrderRow.account_id == account_id)
+    rows = session.exec(page.select(query, OrderRow.created_at, OrderRow.id)).all()
     timelines = _timelines(session, [row.id for row in rows])
     return [_order(row, timelines[row.id]) for row in rows]
 
@@ -217,8 +215,8 @@ class SqlOrders:
     def get(self, order_id: str) -> Order | None:
         return get_order(self.session, order_id)
 
-    def list_for(self, account_id: str) -> list[Order]:
-        return list_orders(self.session, account_id)
+    def list_for(self, account_id: str, page: Page) -> list[Order]:
+        return list_orders(self.session, account_id, page)
 
     def save_transition(self, order: Order, entry: TimelineEntry) -> None:
         save_transition(self.session, order, entry)

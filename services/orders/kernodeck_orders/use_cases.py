@@ -15,6 +15,7 @@ from kernodeck_contracts.events import (
     RentalExtended,
 )
 from kernodeck_contracts.rpc import Quote
+from kernodeck_kit.paging import Page
 from kernodeck_kit.types import rfc3339
 from kernodeck_kit.units import Units
 from kernodeck_orders.domain import (
@@ -44,8 +45,8 @@ log = logging.getLogger(__name__)
 class OrdersUnit(Protocol):
     def add(self, order: Order) -> None: ...
     def get(self, order_id: str) -> Order | None: ...
-    def list_for(self, account_id: str) -> list[Order]:
-        """The account's orders, newest first."""
+    def list_for(self, account_id: str, page: Page) -> list[Order]:
+        """One page of the account's orders, newest first (one more than its limit when there is more)."""
 
     def save_transition(self, order: Order, entry: TimelineEntry) -> None:
         """Record a status change made on `order`; StaleOrder when it moved since it was read."""
@@ -92,9 +93,10 @@ def create_order(
     return order
 
 
-def list_orders(units: Units[OrdersUnit], account_id: str) -> list[Order]:
+def list_orders(units: Units[OrdersUnit], account_id: str, page: Page) -> list[Order]:
+    """One page of the account's orders, newest first, and one more when there is a next page."""
     with units.transaction() as unit:
-        return unit.list_for(account_id)
+        return unit.list_for(account_id, page)
 
 
 def get_order(units: Units[OrdersUnit], account_id: str, order_id: str) -> Order:

@@ -7,8 +7,9 @@ from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from kernodeck_kit.paging import Page
 from kernodeck_kit.units import MemoryUnits
-from kernodeck_orders.domain import Order, OrderStatus, PaymentInFlight, StaleOrder, TimelineEntry
+from kernodeck_orders.domain import Order, OrderStatus, PaymentInFlight, StaleOrder, TimelineEntry, order_key
 
 
 @dataclass
@@ -28,9 +29,9 @@ class MemoryOrders:
     def get(self, order_id: str) -> Order | None:
         return deepcopy(self.tables.orders.get(order_id))
 
-    def list_for(self, account_id: str) -> list[Order]:
+    def list_for(self, account_id: str, page: Page) -> list[Order]:
         mine = [deepcopy(o) for o in self.tables.orders.values() if o.account_id == account_id]
-        return sorted(mine, key=lambda o: (o.created_at, o.id), reverse=True)
+        return page.take(mine, order_key)
 
     def save_transition(self, order: Order, entry: TimelineEntry) -> None:
         if self.tables.orders[order.id].version != order.version:

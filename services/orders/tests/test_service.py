@@ -76,12 +76,30 @@ def test_create_get_and_list(orders, events):
     assert second["created_at"].endswith("Z") and datetime.fromisoformat(second["created_at"]).tzinfo is not None
 
     assert orders.get_order(ALICE, second["id"]) == second
-    assert orders.list_orders(ALICE) == [second, first]
-    assert orders.list_orders(BOB) == []
+    assert orders.list_orders(ALICE) == {"items": [second, first], "next_cursor": None}
+    assert orders.list_orders(BOB) == {"items": [], "next_cursor": None}
 
     created = events.wait("order_created", count=2)
     assert {e["order_id"]: e["total_usd_cents"] for e in created} == {first["id"]: 18900, second["id"]: 399800}
     assert created[0]["account_id"] == ALICE and created[0]["event_id"]
+
+
+def test_the_list_comes_in_stable_pages_newest_first(orders):
+    made = [orders.create_order(ALICE, "h100", 3, 1, "ubuntu")["id"] for _ in range(5)]
+    first = orders.list_orders(ALICE, limit=2)
+    assert [o["id"] for o in first["items"]] == made[:-3:-1]
+    newer = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")["id"]  # shifts nothing after the first page
+    second = orders.list_orders(ALICE, limit=2, cursor=first["next_cursor"])
+    last = orders.list_orders(ALICE, limit=2, cursor=second["next_cursor"])
+    assert [o["id"] for o in second["items"] + last["items"]] == made[-3::-1]
+    assert last["next_cursor"] is None
+    assert [o["id"] for o in orders.list_orders(ALICE, limit=1)["items"]] == [newer]
+    assert len(orders.list_orders(ALICE, limit=200)["items"]) == 6
+    assert orders.list_orders(BOB, cursor=first["next_cursor"]) == {"items": [], "next_cursor": None}
+    for limit in (0, 201, "2"):
+        assert refusal(orders.list_orders, ALICE, limit).errors[0]["field"] == "limit"
+    for cursor in ("not-a-cursor", first["next_cursor"][:-2], 7):
+        assert refusal(orders.list_orders, ALICE, 50, cursor).errors[0]["field"] == "cursor"
 
 
 def test_the_price_is_fixed_when_the_order_is_recorded(orders, catalog):
@@ -99,7 +117,7 @@ def test_the_catalogs_refusal_comes_through_as_it_is(orders):
     assert error.detail == "the order configuration is not valid"
     assert error.errors == [{"field": "model", "message": "unknown model 'tpu-v5'"}]
     assert error.retry_after is None
-    assert orders.list_orders(ALICE) == []
+    assert orders.list_orders(ALICE) == {"items": [], "next_cursor": None}
 
 
 def test_without_the_catalog_the_answer_is_service_unavailable(container_factory, config):

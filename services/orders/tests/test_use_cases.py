@@ -16,6 +16,7 @@ from kernodeck_contracts.events import (
     SupportRequestAnswered,
 )
 from kernodeck_contracts.rpc import Quote
+from kernodeck_kit.paging import Page
 from kernodeck_orders import use_cases
 from kernodeck_orders.domain import OrderStatus
 from services.orders.tests.conftest import SUMMARY
@@ -25,6 +26,7 @@ ALICE, BOB = "acct-alice", "acct-bob"
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 TTL = timedelta(hours=24)
 QUOTE = Quote(**SUMMARY.model_dump(), available=True)
+FIRST_PAGE = Page.ask()
 
 
 @pytest.fixture
@@ -76,8 +78,8 @@ def test_no_order_when_capacity_is_short(units):
 
 def test_the_accounts_orders_newest_first_and_anothers_look_missing(units, order):
     first, second = order(at=T0), order(at=T0 + timedelta(minutes=1))
-    assert [o.id for o in use_cases.list_orders(units, ALICE)] == [second.id, first.id]
-    assert use_cases.list_orders(units, BOB) == []
+    assert [o.id for o in use_cases.list_orders(units, ALICE, FIRST_PAGE)] == [second.id, first.id]
+    assert use_cases.list_orders(units, BOB, FIRST_PAGE) == []
     for account, order_id in ((BOB, first.id), (ALICE, "missing")):
         error = refusal(use_cases.get_order, units, account, order_id)
         assert (error.code, error.detail) == ("not_found", "no such order")
@@ -101,7 +103,7 @@ def test_the_sweep_cancels_only_orders_unpaid_past_the_ttl_oldest_first(units, o
     assert use_cases.get_order(units, ALICE, older.id).status == OrderStatus.CANCELLED
     assert use_cases.cancel_unpaid_orders(units, T0 + TTL, TTL, batch=10) == 1
     assert use_cases.cancel_unpaid_orders(units, T0 + TTL, TTL, batch=10) == 0
-    statuses = {o.id: o.status for o in use_cases.list_orders(units, ALICE)}
+    statuses = {o.id: o.status for o in use_cases.list_orders(units, ALICE, FIRST_PAGE)}
     assert statuses == {
         old.id: OrderStatus.CANCELLED,
         older.id: OrderStatus.CANCELLED,
