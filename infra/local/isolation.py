@@ -102,8 +102,7 @@ def running_stack(
             "ACCOUNTS_REGISTRATION_CLIENT_LIMIT": "100000",
             "ACCOUNTS_REGISTRATION_OVERALL_LIMIT": "100000",
             # The test machine is shared with unrelated test runs: hashing yields to those only where
-            # asked (test_access.py, the registration benchmark), as it yields to the stack's own services
-            # in production.
+            # asked (the registration benchmark), as it yields to the stack's own services in production.
             "ACCOUNTS_PASSWORD_HASHING_NICENESS": "0",
         }
         stack = Stack(

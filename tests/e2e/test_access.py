@@ -30,7 +30,6 @@ def access_stack(tmp_path_factory):
         # still running when the next attempt comes.
         "ACCOUNTS_LOGIN_BACKOFF_BASE_S": "5",
         "GATEWAY_COOKIE_SECURE": "true",
-        "ACCOUNTS_PASSWORD_HASHING_NICENESS": str(AccountsSettings.model_fields["password_hashing_niceness"].default),
         "GATEWAY_METRICS": "internal",
         "GATEWAY_API_DOCS": "internal",
         "GATEWAY_INTERNAL_PORT": str(free_port()),
