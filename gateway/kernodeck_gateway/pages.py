@@ -2,6 +2,7 @@
 `next_cursor`, opaque; the answer is {"items", "next_cursor"}, null on the last page. The services read
 their pages by key (newest first), so a cursor stays valid and nothing shifts as items are added."""
 
+from collections.abc import Callable
 from typing import Annotated, Generic, TypeVar
 
 from fastapi import Query
@@ -17,3 +18,8 @@ Item = TypeVar("Item")
 class Page(Answer, Generic[Item]):
     items: list[Item]
     next_cursor: str | None
+
+
+def present_page(page: dict, present: Callable[[dict], dict]) -> dict:
+    """A service's page with each item presented."""
+    return {"items": [present(item) for item in page["items"]], "next_cursor": page["next_cursor"]}

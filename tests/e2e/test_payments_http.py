@@ -222,7 +222,7 @@ def test_the_qr_code_is_an_svg(client, customer, method):
 def test_a_topup_outside_the_four_amounts_is_refused(client, customer, method, amount):
     response = client.post("/api/v1/topups", json={"amount_usd": amount, **method}, headers=customer["headers"])
     assert_problem(response, 422, "validation_error", "amount_usd")
-    assert client.get("/api/v1/topups", headers=customer["headers"]).json() == []
+    assert client.get("/api/v1/topups", headers=customer["headers"]).json() == {"items": [], "next_cursor": None}
 
 
 def test_a_topup_is_pending_until_paid(client, customer, method):
@@ -235,11 +235,11 @@ def test_a_topup_is_pending_until_paid(client, customer, method):
     assert (topup["payment"]["purpose"], topup["payment"]["topup_id"]) == ("topup", topup["id"])
     assert topup["payment"]["amount_usd"] == "100.00"
 
-    assert client.get("/api/v1/topups", headers=customer["headers"]).json() == [topup]
+    assert client.get("/api/v1/topups", headers=customer["headers"]).json()["items"] == [topup]
     balance = client.get("/api/v1/me/balance", headers=customer["headers"])
     assert balance.status_code == 200
     assert balance.json() == {"available_usd": "0.00", "pending_usd": "100.00"}
-    assert client.get("/api/v1/me/ledger", headers=customer["headers"]).json() == []
+    assert client.get("/api/v1/me/ledger", headers=customer["headers"]).json() == {"items": [], "next_cursor": None}
 
 
 def test_paying_with_an_empty_balance_is_refused(client, customer):
@@ -248,7 +248,7 @@ def test_paying_with_an_empty_balance_is_refused(client, customer):
     assert_problem(response, 409, "insufficient_balance")
     shown = client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"]).json()
     assert (shown["status"], shown["payments"]) == ("awaiting_payment", [])
-    assert client.get("/api/v1/me/ledger", headers=customer["headers"]).json() == []
+    assert client.get("/api/v1/me/ledger", headers=customer["headers"]).json() == {"items": [], "next_cursor": None}
 
 
 def test_balance_and_ledger_need_a_login(client):
@@ -274,7 +274,7 @@ def test_an_operator_lists_the_review_queue(stack, client):
     headers = new_operator(stack, client)["headers"]
     reviews = client.get("/api/v1/admin/reviews?status=open", headers=headers)
     assert reviews.status_code == 200, reviews.text
-    assert isinstance(reviews.json(), list)
+    assert isinstance(reviews.json()["items"], list)
     assert client.get("/api/v1/admin/reviews", headers=headers).status_code == 200
     closed = client.get("/api/v1/admin/reviews?status=closed", headers=headers)
     assert_problem(closed, 422, "validation_error", "status")
@@ -365,8 +365,11 @@ def test_a_confirmed_topup_pays_an_order_from_the_balance(stack, client, custome
     total = order["summary"]["total_usd"]
     remaining = Decimal("100.00") - Decimal(total)
     assert client.get("/api/v1/me/balance", headers=headers).json()["available_usd"] == f"{remaining:.2f}"
-    ledger = client.get("/api/v1/me/ledger", headers=headers).json()
+    ledger = client.get("/api/v1/me/ledger", headers=headers).json()["items"]
     assert [entry["amount_usd"] for entry in ledger] == [f"-{total}", "100.00"]
+    first = client.get("/api/v1/me/ledger?limit=1", headers=headers).json()
+    rest = client.get(f"/api/v1/me/ledger?limit=1&cursor={first['next_cursor']}", headers=headers).json()
+    assert first["items"] + rest["items"] == ledger and rest["next_cursor"] is None
     again = client.post(f"/api/v1/orders/{order['id']}/pay-with-balance", headers=headers)
     assert_problem(again, 409, "invalid_state")
 
@@ -390,7 +393,7 @@ def test_an_operator_dismisses_a_transfer_to_an_unknown_address(stack, client):
     [review] = eventually(
         lambda: [
             r
-            for r in client.get("/api/v1/admin/reviews?status=open", headers=headers).json()
+            for r in client.get("/api/v1/admin/reviews?status=open&limit=200", headers=headers).json()["items"]
             if r["transfer_key"] == f"bitcoin:{txid}:1"
         ],
         bool,
@@ -404,7 +407,7 @@ def test_an_operator_dismisses_a_transfer_to_an_unknown_address(stack, client):
     assert (resolved["status"], resolved["decision"], resolved["note"]) == ("resolved", "dismissed", "not ours")
     assert resolved["amount_usd"] is None and resolved["resolved_at"] and resolved["audit"]
     assert review["id"] in {
-        r["id"] for r in client.get("/api/v1/admin/reviews?status=resolved", headers=headers).json()
+        r["id"] for r in client.get("/api/v1/admin/reviews?status=resolved&limit=200", headers=headers).json()["items"]
     }
     assert_problem(
         client.post(path, json={"decision": "dismissed", "note": "again"}, headers=headers), 409, "invalid_state"

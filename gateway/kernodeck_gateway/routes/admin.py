@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentOperator, Rpc
 from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.pages import Cursor, Limit, Page, present_page
 from kernodeck_gateway.responses import Node, PaymentMethod, Review
 from kernodeck_gateway.schemas import (
     MethodSwitch,
@@ -21,9 +22,14 @@ router = APIRouter(prefix="/api/v1/admin", tags=["operations"])
 
 @router.get("/reviews")
 async def list_reviews(
-    operator: CurrentOperator, rpc: Rpc, status: Literal["open", "resolved"] | None = None
-) -> list[Review]:
-    return [present_review(r) for r in await rpc.call("payments", "list_reviews", status)]
+    operator: CurrentOperator,
+    rpc: Rpc,
+    status: Literal["open", "resolved"] | None = None,
+    limit: Limit = None,
+    cursor: Cursor = None,
+) -> Page[Review]:
+    """The review queue (in `status`, or all), newest first, a page at a time."""
+    return present_page(await rpc.call("payments", "list_reviews", status, limit, cursor), present_review)
 
 
 @router.post("/reviews/{review_id}/resolve", responses=refusals(404, 409))

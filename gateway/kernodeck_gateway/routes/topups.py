@@ -2,6 +2,7 @@ from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
 from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.pages import Cursor, Limit, Page, present_page
 from kernodeck_gateway.responses import Topup
 from kernodeck_gateway.schemas import NewTopup, present_topup
 
@@ -15,5 +16,6 @@ async def create_topup(body: NewTopup, caller: CurrentCaller, rpc: Rpc) -> Topup
 
 
 @router.get("")
-async def list_topups(caller: CurrentCaller, rpc: Rpc) -> list[Topup]:
-    return [present_topup(t) for t in await rpc.call("payments", "list_topups", caller.account_id)]
+async def list_topups(caller: CurrentCaller, rpc: Rpc, limit: Limit = None, cursor: Cursor = None) -> Page[Topup]:
+    """The caller's top-ups, newest first, a page at a time."""
+    return present_page(await rpc.call("payments", "list_topups", caller.account_id, limit, cursor), present_topup)

@@ -4,6 +4,7 @@ from datetime import datetime
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.outbox import Store
+from kernodeck_kit.paging import Page
 from kernodeck_kit.units import SqlUnits
 from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.domain.reconcile import Credit
@@ -16,11 +17,15 @@ from kernodeck_payments.views import review_view
 DECISIONS = ("credit_to_balance", "refunded_off_system", "dismissed")
 
 
-def reviews(db: Store, status: str | None) -> list[dict]:
+def reviews(db: Store, status: str | None, page: Page) -> dict:
+    """{"items": a page of the review queue in `status` (all when None), newest first, "next_cursor"}."""
     if status not in (None, "open", "resolved"):
         raise ServiceError.field("status", "status is open or resolved")
     with db.read() as session:
-        return [review_view(item, audit_of(session, item.id)) for item in list_reviews(session, status)]
+        items = list_reviews(session, status, page)
+        return page.answer(
+            items, lambda item: (item.created_at, item.id), lambda item: review_view(item, audit_of(session, item.id))
+        )
 
 
 def resolve(

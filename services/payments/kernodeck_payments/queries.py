@@ -6,6 +6,7 @@ from sqlalchemy import select
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.outbox import Store
+from kernodeck_kit.paging import Page
 from kernodeck_kit.types import rfc3339
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.store.intents import get_intent, intents_for, topups_of, transfers_by_intent
@@ -38,14 +39,17 @@ def payments_for_many(db: Store, settings: PaymentsSettings, account_id: str, re
         return found
 
 
-def topups(db: Store, settings: PaymentsSettings, account_id: str) -> list[dict]:
+def topups(db: Store, settings: PaymentsSettings, account_id: str, page: Page) -> dict:
+    """{"items": a page of the account's top-ups, newest first, "next_cursor"}."""
     with db.read() as session:
-        pairs = topups_of(session, account_id)
+        pairs = topups_of(session, account_id, page)
         transfers = transfers_by_intent(session, [intent.id for _, intent in pairs])
-        return [
-            topup_view(topup, payment_view(intent, transfers[intent.id], settings.ethereum_chain_id))
-            for topup, intent in pairs
-        ]
+
+        def view(pair) -> dict:
+            topup, intent = pair
+            return topup_view(topup, payment_view(intent, transfers[intent.id], settings.ethereum_chain_id))
+
+        return page.answer(pairs, lambda pair: (pair[0].created_at, pair[0].id), view)
 
 
 def watched(db: Store, network: str, now: datetime, after: str | None, limit: int) -> dict:

@@ -27,6 +27,7 @@ from kernodeck_contracts.events import (
 )
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
+from kernodeck_kit.paging import Page
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
@@ -189,8 +190,8 @@ class PaymentsService:
         return queries.payments_for_many(self.db, self.settings, account_id, order_ids)
 
     @rpc(expected_exceptions=ServiceError)
-    def list_topups(self, account_id) -> list[dict]:
-        return queries.topups(self.db, self.settings, account_id)
+    def list_topups(self, account_id, limit=None, cursor=None) -> dict:
+        return queries.topups(self.db, self.settings, account_id, Page.ask(limit, cursor))
 
     @rpc(expected_exceptions=ServiceError)
     def report_payment(self, account_id, payment_id) -> dict:
@@ -210,12 +211,20 @@ class PaymentsService:
             }
 
     @rpc(expected_exceptions=ServiceError)
-    def list_ledger(self, account_id) -> list[dict]:
+    def list_ledger(self, account_id, limit=None, cursor=None) -> dict:
+        """{"items": a page of the balance's movements, newest first, "next_cursor"}."""
+        page = Page.ask(limit, cursor, width=1)
         with self.db.read() as session:
-            return [
-                {"at": rfc3339(e["at"]), "amount_usd_cents": e["amount_cents"], "reason": e["reason"], "ref": e["ref"]}
-                for e in list_entries(session, account_id)
-            ]
+            return page.answer(
+                list_entries(session, account_id, page),
+                lambda e: (e["id"],),
+                lambda e: {
+                    "at": rfc3339(e["at"]),
+                    "amount_usd_cents": e["amount_cents"],
+                    "reason": e["reason"],
+                    "ref": e["ref"],
+                },
+            )
 
     @rpc(expected_exceptions=ServiceError)
     def pay_with_balance(self, account_id, order_id) -> dict:
@@ -280,8 +289,8 @@ class PaymentsService:
     # --- operators -------------------------------------------------------
 
     @rpc(expected_exceptions=ServiceError)
-    def list_reviews(self, status=None) -> list[dict]:
-        return operator.reviews(self.db, status)
+    def list_reviews(self, status=None, limit=None, cursor=None) -> dict:
+        return operator.reviews(self.db, status, Page.ask(limit, cursor))
 
     @rpc(expected_exceptions=ServiceError)
     def resolve_review(self, operator_id, review_id, decision, amount_usd_cents, note) -> dict:

@@ -63,7 +63,7 @@ def test_an_order_that_could_not_be_delivered_is_refunded_to_the_balance_once(
     for _ in range(2):  # a redelivery refunds nothing more
         dispatch(failed.source, failed.type, failed.to_message())
     wait_until(lambda: payments.get_balance(ACC)["available_usd_cents"] == 50_000, what="the refund")
-    refunds = [e for e in payments.list_ledger(ACC) if e["ref"] == order["id"] and e["amount_usd_cents"] > 0]
+    refunds = [e for e in payments.list_ledger(ACC)["items"] if e["ref"] == order["id"] and e["amount_usd_cents"] > 0]
     assert [e["amount_usd_cents"] for e in refunds] == [18_900]
 
 

@@ -322,7 +322,7 @@ def test_a_pair_outside_the_eight_methods_is_refused(order, payments, payments_e
         assert code_of(payments.create_topup, ACC, 10_000, asset, network) == "validation_error"
 
     assert payments.list_order_payments(ACC, order["id"]) == []
-    assert payments.list_topups(ACC) == []
+    assert payments.list_topups(ACC)["items"] == []
     assert payments_events.of("address_watched") == []
 
 
@@ -370,7 +370,7 @@ def test_stale_rates_refuse_instructions_and_make_nothing(
     assert code_of(payments.create_topup, ACC, 10_000, "ETH", "ethereum") == "rate_unavailable"
     # Nothing half made: no intent, no address watched, no index used.
     assert payments.list_order_payments(ACC, order["id"]) == []
-    assert payments.list_topups(ACC) == []
+    assert payments.list_topups(ACC)["items"] == []
     assert payments.get_balance(ACC) == {"available_usd_cents": 0, "pending_usd_cents": 0}
     assert payments_events.of("address_watched") == []
 
@@ -443,7 +443,7 @@ def test_i_have_paid_pressed_fifty_times_asks_the_watcher_once_and_credits_nothi
     assert first["status"] == second["status"] == "awaiting_transfer"
     assert second["received_base_units"] == 0
     assert payments.get_balance(ACC) == {"available_usd_cents": 0, "pending_usd_cents": 0}
-    assert payments.list_ledger(ACC) == []
+    assert payments.list_ledger(ACC)["items"] == []
     assert payments_db.ledger() == []
     reported = payments_events.wait_for("payment_reported", 1)
     assert [(e["payment_id"], e["order_id"], e["account_id"], e["network"], e["address"]) for e in reported] == [

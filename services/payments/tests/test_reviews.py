@@ -19,12 +19,12 @@ def wrong_asset_review(payments, watcher, account: str = ACC) -> dict:
     """A lookalike token sent to a USDT top-up's address: an open review item of `account`."""
     payment = payments.create_topup(account, 10_000, "USDT", "ethereum")["payment"]
     confirm(watcher, payment, 100_000_000, tx=txid(), index=2, token=UNKNOWN_ERC20)
-    [item] = [i for i in payments.list_reviews("open") if i["payment_id"] == payment["id"]]
+    [item] = [i for i in payments.list_reviews("open")["items"] if i["payment_id"] == payment["id"]]
     return item
 
 
 def credits(payments, account: str = ACC) -> list[tuple[int, str, str]]:
-    return [(e["amount_usd_cents"], e["reason"], e["ref"]) for e in payments.list_ledger(account)]
+    return [(e["amount_usd_cents"], e["reason"], e["ref"]) for e in payments.list_ledger(account)["items"]]
 
 
 def test_open_items_are_listed_with_what_caused_them(payments_ready, payments, watcher):
@@ -39,8 +39,8 @@ def test_open_items_are_listed_with_what_caused_them(payments_ready, payments, w
     )
     assert item["transfer_key"].startswith("ethereum:") and item["transfer_key"].endswith(":2")
     assert [(a["actor"], a["action"], a["detail"]) for a in item["audit"]] == [("system", "opened", "wrong_asset")]
-    assert payments.list_reviews() == [item]
-    assert payments.list_reviews("resolved") == []
+    assert payments.list_reviews()["items"] == [item]
+    assert payments.list_reviews("resolved")["items"] == []
     assert code_of(payments.list_reviews, "closed") == "validation_error"
 
 
@@ -62,8 +62,8 @@ def test_credit_to_balance_credits_once_and_cannot_be_decided_again(payments_rea
     assert code_of(payments.resolve_review, "op-8", item["id"], "dismissed", None, "twice") == "invalid_state"
     assert payments.get_balance(ACC)["available_usd_cents"] == 9_500
     assert credits(payments) == [(9_500, "review_credit", item["id"])]
-    assert payments.list_reviews("open") == []
-    assert [i["id"] for i in payments.list_reviews("resolved")] == [item["id"]]
+    assert payments.list_reviews("open")["items"] == []
+    assert [i["id"] for i in payments.list_reviews("resolved")["items"]] == [item["id"]]
 
 
 def test_operators_deciding_the_same_item_at_once_credit_it_once(payments_ready, payments, watcher, configs):
@@ -77,7 +77,7 @@ def test_operators_deciding_the_same_item_at_once_credit_it_once(payments_ready,
     assert sorted(r for r in results if not isinstance(r, dict)) == ["invalid_state"] * 9
     assert payments.get_balance(ACC)["available_usd_cents"] == 9_500
     assert credits(payments) == [(9_500, "review_credit", item["id"])]
-    [resolved] = payments.list_reviews("resolved")
+    [resolved] = payments.list_reviews("resolved")["items"]
     assert [a["actor"] for a in resolved["audit"]] == ["system", winners[0]["resolved_by"]]
 
 
@@ -89,7 +89,7 @@ def test_refunded_off_system_and_dismissed_need_a_note_and_credit_nothing(paymen
             assert (refused.code, [e["field"] for e in refused.errors]) == ("validation_error", ["note"])
         refused = refusal(payments.resolve_review, OPERATOR, item["id"], decision, 100, "with an amount")
         assert (refused.code, [e["field"] for e in refused.errors]) == ("validation_error", ["amount_usd"])
-        assert [i["id"] for i in payments.list_reviews("open")] == [item["id"]]
+        assert [i["id"] for i in payments.list_reviews("open")["items"]] == [item["id"]]
 
         resolved = payments.resolve_review(OPERATOR, item["id"], decision, None, f"{decision}: tx 0xabc")
 
@@ -112,14 +112,14 @@ def test_a_bad_decision_or_amount_is_refused(payments_ready, payments, watcher):
         refused = refusal(payments.resolve_review, OPERATOR, item["id"], "credit_to_balance", amount, "")
         assert (refused.code, [e["field"] for e in refused.errors]) == ("validation_error", ["amount_usd"])
     assert code_of(payments.resolve_review, OPERATOR, "no-such-item", "dismissed", None, "x") == "not_found"
-    assert payments.list_reviews("open")[0]["id"] == item["id"]
+    assert payments.list_reviews("open")["items"][0]["id"] == item["id"]
     assert credits(payments) == []
 
 
 def test_an_item_without_a_customer_cannot_be_credited(payments_ready, payments, watcher):
     stranger = {"network": "bitcoin", "address": "bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh"}
     confirm(watcher, stranger, 50_000)
-    [item] = payments.list_reviews("open")
+    [item] = payments.list_reviews("open")["items"]
     assert (item["reason"], item["account_id"]) == ("unknown_address", None)
 
     refused = refusal(payments.resolve_review, OPERATOR, item["id"], "credit_to_balance", 2_500, "")
@@ -140,7 +140,7 @@ def test_the_audit_trail_has_the_opening_and_the_operators_decision(payments_rea
     ]
     opened, decided = (parse_time(a["at"]) for a in resolved["audit"])
     assert opened <= decided == parse_time(resolved["resolved_at"])
-    [listed] = payments.list_reviews("resolved")
+    [listed] = payments.list_reviews("resolved")["items"]
     assert listed["audit"] == resolved["audit"]
 
 

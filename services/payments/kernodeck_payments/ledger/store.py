@@ -14,6 +14,7 @@ from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.db import insert_for
+from kernodeck_kit.paging import Page
 from kernodeck_kit.types import UtcDateTime
 from kernodeck_payments.ledger import domain
 from kernodeck_payments.ledger.domain import Entry, Reason
@@ -132,17 +133,15 @@ def available_cents(session: Session, customer_id: str) -> int:
     return balance or 0
 
 
-def list_entries(session: Session, customer_id: str, limit: int = 100) -> list[dict]:
-    """The customer's entries, newest first; `amount_cents` is + for a credit, - for a debit."""
+def list_entries(session: Session, customer_id: str, page: Page) -> list[dict]:
+    """A page of the customer's entries, newest first (one more than its limit when there is more);
+    `amount_cents` is + for a credit, - for a debit."""
     account = domain.customer_account(customer_id)
-    rows = session.exec(
-        select(LedgerEntryRow)
-        .where(LedgerEntryRow.customer_id == customer_id)
-        .order_by(LedgerEntryRow.id.desc())
-        .limit(limit)
-    ).all()
+    query = select(LedgerEntryRow).where(LedgerEntryRow.customer_id == customer_id)
+    rows = session.exec(page.select(query, LedgerEntryRow.id)).all()
     return [
         {
+            "id": row.id,
             "amount_cents": row.amount_cents if row.credit_account == account else -row.amount_cents,
             "reason": row.reason,
             "ref": row.ref,

@@ -5,6 +5,7 @@ from datetime import datetime
 from sqlalchemy import or_, select
 from sqlmodel import Session
 
+from kernodeck_kit.paging import Page
 from kernodeck_payments.domain.intents import (
     Disposition,
     Intent,
@@ -118,15 +119,14 @@ def pending_topup_cents(session: Session, account_id: str) -> int:
     return sum(rows)
 
 
-def topups_of(session: Session, account_id: str) -> list[tuple[Topup, PaymentIntent]]:
-    return list(
-        session.execute(
-            select(Topup, PaymentIntent)
-            .join(PaymentIntent, PaymentIntent.reference_id == Topup.id)
-            .where(Topup.account_id == account_id)
-            .order_by(Topup.created_at.desc())
-        ).all()
+def topups_of(session: Session, account_id: str, page: Page) -> list[tuple[Topup, PaymentIntent]]:
+    """A page of the account's top-ups with their intents, newest first (one more when there is more)."""
+    query = (
+        select(Topup, PaymentIntent)
+        .join(PaymentIntent, PaymentIntent.reference_id == Topup.id)
+        .where(Topup.account_id == account_id)
     )
+    return list(session.execute(page.select(query, Topup.created_at, Topup.id)).all())
 
 
 def as_intent(row: PaymentIntent) -> Intent:

@@ -7,6 +7,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from kernodeck_kit.db import insert_for
+from kernodeck_kit.paging import Page
 from kernodeck_payments.metrics import REVIEWS_OPENED
 from kernodeck_payments.store import one_or_none
 from kernodeck_payments.store.tables import ReviewAudit, ReviewItem
@@ -46,11 +47,12 @@ def open_review(
     return bool(inserted)
 
 
-def list_reviews(session: Session, status: str | None) -> list[ReviewItem]:
-    query = select(ReviewItem).order_by(ReviewItem.created_at.desc())
+def list_reviews(session: Session, status: str | None, page: Page) -> list[ReviewItem]:
+    """A page of the review queue, newest first (one more than its limit when there is more)."""
+    query = select(ReviewItem)
     if status:
         query = query.where(ReviewItem.status == status)
-    return list(session.execute(query).scalars())
+    return list(session.execute(page.select(query, ReviewItem.created_at, ReviewItem.id)).scalars())
 
 
 def get_review(session: Session, review_id: str, lock: bool = False) -> ReviewItem | None:

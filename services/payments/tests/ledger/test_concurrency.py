@@ -1,6 +1,7 @@
 """Many workers at once, each in its own session and transaction."""
 
 from kernodeck_contracts.errors import ErrorCode
+from kernodeck_kit.paging import Page
 from kernodeck_payments.ledger import store
 from kernodeck_payments.ledger.domain import Reason
 from services.payments.tests.ledger.conftest import NOW
@@ -14,7 +15,7 @@ def test_fifty_orders_racing_for_one_balance_pay_exactly_one(race, in_tx):
     assert results.count(True) == 1
     assert results.count(ErrorCode.INSUFFICIENT_BALANCE) == 49
     assert in_tx(store.available_cents, "c1") == 0
-    assert len(in_tx(store.list_entries, "c1")) == 2
+    assert len(in_tx(store.list_entries, "c1", Page.ask())) == 2
 
 
 def test_fifty_debits_with_the_same_key_debit_once(race, in_tx):

@@ -5,6 +5,7 @@ from sqlalchemy import func, update
 from sqlmodel import Session, select
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_kit.paging import Page
 from kernodeck_payments.ledger import store
 from kernodeck_payments.ledger.domain import Reason
 from kernodeck_payments.ledger.store import BalanceRow, LedgerEntryRow
@@ -20,7 +21,7 @@ def test_a_credit_then_a_debit_leave_the_difference(in_tx):
     assert in_tx(store.debit_customer_for_order, "c1", 2_500, "o1", "order:o1", NOW)
 
     assert in_tx(store.available_cents, "c1") == 7_500
-    entries = in_tx(store.list_entries, "c1")
+    entries = in_tx(store.list_entries, "c1", Page.ask())
     assert [(e["amount_cents"], e["reason"], e["ref"]) for e in entries] == [
         (-2_500, "order_payment", "o1"),
         (10_000, "topup", "i1"),
@@ -30,7 +31,7 @@ def test_a_credit_then_a_debit_leave_the_difference(in_tx):
 
 def test_a_customer_never_credited_has_nothing(in_tx):
     assert in_tx(store.available_cents, "c1") == 0
-    assert in_tx(store.list_entries, "c1") == []
+    assert in_tx(store.list_entries, "c1", Page.ask()) == []
 
 
 def test_a_debit_of_exactly_the_balance_empties_it(in_tx):
@@ -109,7 +110,7 @@ def test_an_order_paid_by_crypto_is_booked_once_and_moves_no_balance(in_tx):
     assert in_tx(store.record_order_payment, 2_500, "o1", "order:o1", NOW)
     assert not in_tx(store.record_order_payment, 2_500, "o1", "order:o1", NOW)
     assert in_tx(store.available_cents, "c1") == 10_000
-    assert [e["ref"] for e in in_tx(store.list_entries, "c1")] == ["i1"]
+    assert [e["ref"] for e in in_tx(store.list_entries, "c1", Page.ask())] == ["i1"]
     assert in_tx(entry_count) == 2
 
 
@@ -117,7 +118,18 @@ def test_entries_come_newest_first_up_to_the_limit(in_tx):
     for n in range(1, 6):
         in_tx(store.credit_customer, "c1", n, Reason.REVIEW_CREDIT, f"review:{n}", f"r{n}", NOW)
     in_tx(store.credit_customer, "c2", 100, Reason.TOPUP, "topup:other", "i9", NOW)
-    assert [e["amount_cents"] for e in in_tx(store.list_entries, "c1", 3)] == [5, 4, 3]
+    # One more than the limit: it tells the page that another follows.
+    assert [e["amount_cents"] for e in in_tx(store.list_entries, "c1", Page.ask(3))] == [5, 4, 3, 2]
+
+    def page_after(cursor):
+        page = Page.ask(2, cursor, width=1)
+        return page.answer(in_tx(store.list_entries, "c1", page), lambda e: (e["id"],), lambda e: e["amount_cents"])
+
+    first = page_after(None)
+    second = page_after(first["next_cursor"])
+    in_tx(store.credit_customer, "c1", 6, Reason.REVIEW_CREDIT, "review:6", "r6", NOW)  # newer: shifts nothing
+    last = page_after(second["next_cursor"])
+    assert [first["items"], second["items"], last["items"], last["next_cursor"]] == [[5, 4], [3, 2], [1], None]
 
 
 def test_the_invariant_catches_a_balance_that_drifts_from_the_entries(engine, in_tx):
@@ -137,4 +149,4 @@ def test_the_invariant_catches_a_balance_that_drifts_from_the_entries(engine, in
 def test_an_entry_is_booked_at_the_time_its_caller_gives(in_tx, engine):
     in_tx(store.credit_customer, "c1", 10_000, Reason.TOPUP, "topup:i1", "i1", NOW)
     with Session(engine) as session:
-        assert [entry["at"] for entry in store.list_entries(session, "c1")] == [NOW]
+        assert [entry["at"] for entry in store.list_entries(session, "c1", Page.ask())] == [NOW]

@@ -1,0 +1,86 @@
+"""Pages by key, newest first, with a stable cursor: the rules, in memory and as SQL."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import Column, DateTime, Integer, String, create_engine, insert, select
+from sqlalchemy.orm import declarative_base
+
+from kernodeck_contracts.errors import ServiceError
+from kernodeck_kit.paging import Page
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+# Three share a time: the id orders them.
+ITEMS = [(T0 + timedelta(minutes=n // 2), f"i{n}") for n in range(7)]
+
+
+def key(item):
+    return item
+
+
+def pages(read, limit: int) -> list[list]:
+    shown, cursor = [], None
+    while True:
+        page = Page.ask(limit, cursor)
+        answer = page.answer(read(page), key, lambda item: item)
+        shown.append(answer["items"])
+        cursor = answer["next_cursor"]
+        if cursor is None:
+            return shown
+
+
+def test_pages_in_memory_cover_every_item_once_newest_first():
+    assert pages(lambda page: page.take(ITEMS, key), 3) == [ITEMS[:-4:-1], ITEMS[-4:-7:-1], ITEMS[:1]]
+    assert pages(lambda page: page.take(ITEMS, key), 7) == [ITEMS[::-1]]
+    assert pages(lambda page: page.take([], key), 7) == [[]]
+
+
+def test_items_added_after_the_first_page_shift_nothing():
+    items = list(ITEMS)
+    first = Page.ask(3).answer(Page.ask(3).take(items, key), key, lambda item: item)
+    items.append((T0 + timedelta(hours=1), "newer"))
+    second = Page.ask(3, first["next_cursor"])
+    assert second.answer(second.take(items, key), key, lambda item: item)["items"] == ITEMS[-4:-7:-1]
+
+
+Base = declarative_base()
+
+
+class Row(Base):
+    __tablename__ = "rows"
+    number = Column(Integer, primary_key=True)
+    at = Column(DateTime(timezone=True), nullable=False)
+    id = Column(String, nullable=False)
+
+
+def test_pages_in_sql_are_the_same_pages():
+    engine = create_engine("sqlite://")
+    Base.metadata.create_all(engine)
+    with engine.begin() as connection:
+        connection.execute(insert(Row), [{"at": at, "id": id_} for at, id_ in ITEMS])
+
+    def read(page: Page) -> list:
+        with engine.connect() as connection:
+            rows = connection.execute(page.select(select(Row.at, Row.id), Row.at, Row.id)).all()
+        return [(at.replace(tzinfo=UTC), id_) for at, id_ in rows]
+
+    assert pages(read, 3) == [ITEMS[:-4:-1], ITEMS[-4:-7:-1], ITEMS[:1]]
+
+
+@pytest.mark.parametrize("limit", [1, 200, None])
+def test_limits_of_1_to_200_are_taken_50_when_absent(limit):
+    assert Page.ask(limit).limit == (limit or 50)
+
+
+@pytest.mark.parametrize("limit", [0, 201, "5", 2.0, True])
+def test_other_limits_are_refused(limit):
+    with pytest.raises(ServiceError) as refused:
+        Page.ask(limit)
+    assert refused.value.errors == [{"field": "limit", "message": "limit is 1 to 200"}]
+
+
+@pytest.mark.parametrize("cursor", ["forged", "W10", "WyJ4Il0", 12, "WyJhIiwiYiIsImMiXQ"])
+def test_a_cursor_no_list_gave_is_refused(cursor):
+    with pytest.raises(ServiceError) as refused:
+        Page.ask(10, cursor)
+    assert refused.value.errors[0]["field"] == "cursor"
