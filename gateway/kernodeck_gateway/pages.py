@@ -16,6 +16,8 @@ Item = TypeVar("Item")
 
 
 class Page(Answer, Generic[Item]):
+    """One page of a list, newest first; `next_cursor` (null on the last page) asks for the next."""
+
     items: list[Item]
     next_cursor: str | None
 
