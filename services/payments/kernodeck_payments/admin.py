@@ -2,7 +2,7 @@
 
 kernodeck-admin payments methods                          # each method: available, or why not
 kernodeck-admin payments disable ASSET NETWORK            # switch a method off (enable: back on)
-kernodeck-admin payments reviews [--status open|resolved]
+kernodeck-admin payments reviews [--status open|resolved] [--limit N] [--cursor C]  (one page: {items, next_cursor})
 kernodeck-admin payments resolve ID credit_to_balance --amount-cents 9500 | refunded_off_system|dismissed --note ...
 kernodeck-admin payments set-rate SYMBOL USD              # write the operator's rates file (PAYMENTS_RATE_FILE)
 kernodeck-admin payments check-xpubs [--count 5] [--expect NETWORK INDEX ADDRESS]...
@@ -33,6 +33,8 @@ def parser() -> argparse.ArgumentParser:
         switch.add_argument("network")
     reviews = commands.add_parser("reviews", help="the operator review queue")
     reviews.add_argument("--status", choices=("open", "resolved"), default="open")
+    reviews.add_argument("--limit", type=int, default=None, help="items per page, 1 to 200 (50)")
+    reviews.add_argument("--cursor", default=None, help="the previous page's next_cursor")
     resolve = commands.add_parser("resolve", help="decide a review item")
     resolve.add_argument("review_id")
     resolve.add_argument("decision", choices=("credit_to_balance", "refunded_off_system", "dismissed"))
@@ -85,7 +87,7 @@ def rpc_command(args) -> int:
             "methods": lambda: (payments.list_methods,),
             "enable": lambda: (payments.set_method_enabled, args.operator, args.asset, args.network, True),
             "disable": lambda: (payments.set_method_enabled, args.operator, args.asset, args.network, False),
-            "reviews": lambda: (payments.list_reviews, args.status),
+            "reviews": lambda: (payments.list_reviews, args.status, args.limit, args.cursor),
             "resolve": lambda: (
                 payments.resolve_review,
                 args.operator,
