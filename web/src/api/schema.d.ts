@@ -86,7 +86,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Reviews */
+        /**
+         * List Reviews
+         * @description The review queue (in `status`, or all), newest first, a page at a time.
+         */
         get: operations["list_reviews_api_v1_admin_reviews_get"];
         put?: never;
         post?: never;
@@ -307,7 +310,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Ledger */
+        /**
+         * List Ledger
+         * @description The balance's movements, newest first, a page at a time.
+         */
         get: operations["list_ledger_api_v1_me_ledger_get"];
         put?: never;
         post?: never;
@@ -369,7 +375,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Orders */
+        /**
+         * List Orders
+         * @description The caller's orders, newest first, a page at a time.
+         */
         get: operations["list_orders_api_v1_orders_get"];
         put?: never;
         /** Create Order */
@@ -656,7 +665,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Topups */
+        /**
+         * List Topups
+         * @description The caller's top-ups, newest first, a page at a time.
+         */
         get: operations["list_topups_api_v1_topups_get"];
         put?: never;
         /** Create Topup */
@@ -1316,6 +1328,34 @@ export interface components {
             total_gpus: number;
             /** Total Usd */
             total_usd: string;
+        };
+        /** Page[LedgerEntry] */
+        Page_LedgerEntry_: {
+            /** Items */
+            items: components["schemas"]["LedgerEntry"][];
+            /** Next Cursor */
+            next_cursor: string | null;
+        };
+        /** Page[Order] */
+        Page_Order_: {
+            /** Items */
+            items: components["schemas"]["Order"][];
+            /** Next Cursor */
+            next_cursor: string | null;
+        };
+        /** Page[Review] */
+        Page_Review_: {
+            /** Items */
+            items: components["schemas"]["Review"][];
+            /** Next Cursor */
+            next_cursor: string | null;
+        };
+        /** Page[Topup] */
+        Page_Topup_: {
+            /** Items */
+            items: components["schemas"]["Topup"][];
+            /** Next Cursor */
+            next_cursor: string | null;
         };
         /** PaymentMethod */
         PaymentMethod: {
@@ -2199,6 +2239,10 @@ export interface operations {
         parameters: {
             query?: {
                 status?: ("open" | "resolved") | null;
+                /** @description items per page (50 when absent) */
+                limit?: number | null;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: never;
             path?: never;
@@ -2212,7 +2256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Review"][];
+                    "application/json": components["schemas"]["Page_Review_"];
                 };
             };
             /** @description Not logged in */
@@ -2355,6 +2399,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "open" | "answered";
+                /** @description items per page (50 when absent) */
                 limit?: number | null;
                 cursor?: string | null;
             };
@@ -3044,7 +3089,12 @@ export interface operations {
     };
     list_ledger_api_v1_me_ledger_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description items per page (50 when absent) */
+                limit?: number | null;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3057,11 +3107,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LedgerEntry"][];
+                    "application/json": components["schemas"]["Page_LedgerEntry_"];
                 };
             };
             /** @description Not logged in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3330,7 +3389,12 @@ export interface operations {
     };
     list_orders_api_v1_orders_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description items per page (50 when absent) */
+                limit?: number | null;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3343,11 +3407,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Order"][];
+                    "application/json": components["schemas"]["Page_Order_"];
                 };
             };
             /** @description Not logged in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4228,6 +4301,7 @@ export interface operations {
     list_requests_api_v1_support_requests_get: {
         parameters: {
             query?: {
+                /** @description items per page (50 when absent) */
                 limit?: number | null;
                 cursor?: string | null;
             };
@@ -4373,7 +4447,12 @@ export interface operations {
     };
     list_topups_api_v1_topups_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description items per page (50 when absent) */
+                limit?: number | null;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4386,11 +4465,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Topup"][];
+                    "application/json": components["schemas"]["Page_Topup_"];
                 };
             };
             /** @description Not logged in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,8 +18,8 @@ export function Balance() {
   const reload = () =>
     Promise.all([
       must(api.GET("/api/v1/me/balance")).then(setBalance),
-      must(api.GET("/api/v1/me/ledger")).then(setLedger),
-      must(api.GET("/api/v1/topups")).then(setTopups),
+      must(api.GET("/api/v1/me/ledger")).then((page) => setLedger(page.items)),
+      must(api.GET("/api/v1/topups")).then((page) => setTopups(page.items)),
     ]).catch(setProblem);
   useEffect(() => {
     reload();

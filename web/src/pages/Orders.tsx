@@ -10,7 +10,7 @@ export function Orders() {
   const [orders, setOrders] = useState<Schemas["Order"][] | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   useEffect(() => {
-    must(api.GET("/api/v1/orders")).then(setOrders, setProblem);
+    must(api.GET("/api/v1/orders")).then((page) => setOrders(page.items), setProblem);
   }, []);
   return (
     <section aria-labelledby="orders-title">

@@ -17,7 +17,7 @@ export function Support() {
   const [problem, setProblem] = useState<Problem | null>(null);
   const reload = () => must(api.GET("/api/v1/support-requests")).then((page) => setRequests(page.items), setProblem);
   useEffect(() => {
-    must(api.GET("/api/v1/orders")).then(setOrders, setProblem);
+    must(api.GET("/api/v1/orders")).then((page) => setOrders(page.items), setProblem);
     reload();
   }, []);
   return (
