@@ -66,6 +66,39 @@ class Control:
             return answer
         return {"contract_address": to_base58(contract), "blockIDs": block_ids + self.chain.mine(1)}
 
+    def deploy(self, params: dict) -> dict:
+        """{"bytecode" (hex init code with its constructor arguments), "name", "from"?}: deploy, one block.
+        Answers {"contract_address", "blockIDs"}, or the refused broadcast."""
+        owner = self._sender(params)
+        new_contract = {
+            "origin_address": owner,
+            "bytecode": params["bytecode"].removeprefix("0x"),
+            "name": params.get("name", "contract"),
+            "consume_user_resource_percent": 100,
+        }
+        answer = self._broadcast(
+            "CreateSmartContract", {"owner_address": owner, "new_contract": new_contract}, FEE_LIMIT_SUN
+        )
+        if not answer.get("result"):
+            return answer
+        block_ids = self.chain.mine(1)
+        block, position = self.chain.locate(answer["txid"], self.chain.tip.number)
+        contract = block.infos[position].get("contract_address")
+        if contract is None:
+            raise ChainError(f"the deployment of {new_contract['name']} failed")
+        return {"contract_address": to_base58(contract), "blockIDs": block_ids}
+
+    def call(self, params: dict) -> dict:
+        """{"contract", "data" (hex calldata), "call_value"? (sun), "from"?} -> broadcasttransaction's answer."""
+        value = {
+            "owner_address": self._sender(params),
+            "contract_address": to_hex(params["contract"]),
+            "data": params["data"].removeprefix("0x"),
+        }
+        if params.get("call_value"):
+            value["call_value"] = int(params["call_value"])
+        return self._broadcast("TriggerSmartContract", value, FEE_LIMIT_SUN)
+
     def _sender(self, params: dict) -> str:
         sender = to_hex(params["from"]) if params.get("from") else next(iter(self.keys))
         if sender not in self.keys:
@@ -89,4 +122,6 @@ class Control:
             "transfer": self.transfer,
             "trc20_transfer": self.trc20_transfer,
             "deploy_trc20": self.deploy_trc20,
+            "deploy": self.deploy,
+            "call": self.call,
         }

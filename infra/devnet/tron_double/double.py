@@ -112,6 +112,18 @@ class TronDouble(ServedDouble):
             raise DoubleError(f"deploy_trc20 refused: {answer}")
         return answer["contract_address"]
 
+    def deploy(self, bytecode: str, name: str = "contract") -> str:
+        """Base58 address of a new contract made from `bytecode` (init code with its constructor arguments)."""
+        answer = self.post("/double/deploy", {"bytecode": bytecode, "name": name})
+        if "contract_address" not in answer:
+            raise DoubleError(f"deploy refused: {answer}")
+        return answer["contract_address"]
+
+    def call(self, contract: str, data: str, call_value: int = 0, sender: str | None = None) -> str:
+        """A TriggerSmartContract of `data` on `contract`, paying it `call_value` sun; its txid."""
+        body = {"contract": contract, "data": data, "call_value": call_value, "from": sender}
+        return self._txid(self.post("/double/call", body))
+
     @staticmethod
     def _txid(answer: dict) -> str:
         if not answer.get("result"):

@@ -20,6 +20,7 @@ class Receipt:
     gas_used: int
     logs: list[dict]
     contract_address: str | None
+    tx_hash: str = ""
 
 
 class Evm:
@@ -78,7 +79,21 @@ class Evm:
             gas_used=int(receipt["gasUsed"], 16),
             logs=receipt["logs"],
             contract_address=receipt.get("contractAddress"),
+            tx_hash=receipt["transactionHash"],
         )
+
+    def internal_calls(self, tx_hash: str) -> list[dict]:
+        """The frames under the transaction's own call (callTracer), depth-first in execution order, each with
+        `reverted` when it or a frame above it failed."""
+        root = self.node.rpc("debug_traceTransaction", tx_hash, {"tracer": "callTracer"})
+        frames: list[dict] = []
+        stack = [(child, bool(root.get("error"))) for child in reversed(root.get("calls") or ())]
+        while stack:
+            frame, reverted = stack.pop()
+            reverted = reverted or bool(frame.get("error"))
+            frames.append({**frame, "reverted": reverted})
+            stack.extend((child, reverted) for child in reversed(frame.get("calls") or ()))
+        return frames
 
 
 def _tag(height: int | None) -> str:

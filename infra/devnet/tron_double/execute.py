@@ -5,6 +5,7 @@ fields that do not depend on the block. A transaction that can no longer run
 (a TRX balance spent by an earlier one) gives None and stays out of the block.
 """
 
+import hashlib
 from dataclasses import dataclass, field
 
 from infra.devnet.nodes import RPCError
@@ -41,7 +42,29 @@ def _trigger(evm: Evm, tx: dict, value: dict) -> Outcome:
     _, returned = evm.call(sender, target, value.get("data", ""))
     receipt = evm.send(sender, target, value=value.get("call_value", 0), data=value.get("data", ""))
     info = {"contractResult": [returned], "contract_address": value["contract_address"]}
+    internal = [_internal(tx, position, frame) for position, frame in enumerate(evm.internal_calls(receipt.tx_hash))]
+    if internal:
+        info["internal_transactions"] = internal
     return _outcome(tx, receipt, info)
+
+
+NOTES = {"CALL": "call", "CREATE": "create", "CREATE2": "create", "SELFDESTRUCT": "suicide"}
+
+
+def _internal(tx: dict, position: int, frame: dict) -> dict:
+    """One internal transaction as java-tron records it (vm.saveInternalTx): TRX moved in `callValueInfo`
+    ([{}] when none), `rejected` only when true (protobuf's JSON leaves false out)."""
+    value = int(frame.get("value") or "0x0", 16)
+    internal = {
+        "hash": hashlib.sha256(f"{tx['txID']}:{position}".encode()).hexdigest(),
+        "caller_address": from_evm(frame["from"]),
+        "transferTo_address": from_evm(frame["to"]),
+        "callValueInfo": [{"callValue": value} if value else {}],
+        "note": NOTES.get(frame.get("type", "CALL"), "call").encode().hex(),
+    }
+    if frame["reverted"]:
+        internal["rejected"] = True
+    return internal
 
 
 def _create(evm: Evm, tx: dict, value: dict) -> Outcome:

@@ -9,7 +9,16 @@ with `visible` the node prepends 0x41 before encoding it.
 from .addresses import PREFIX, parse, to_base58
 
 ADDRESS_FIELDS = frozenset(
-    {"address", "owner_address", "to_address", "contract_address", "origin_address", "witness_address"}
+    {
+        "address",
+        "owner_address",
+        "to_address",
+        "contract_address",
+        "origin_address",
+        "witness_address",
+        "caller_address",
+        "transferTo_address",
+    }
 )
 TEXT_FIELDS = frozenset({"resMessage"})
 

@@ -27,8 +27,8 @@ _ADDRESS_PADDING = "0" * 24
 
 
 class TronClient:
-    # TRX sent by a contract is an internal transaction, not a TransferContract: not read yet.
-    unseen: frozenset[str] = frozenset({"internal_trx"})
+    # TRX sent by a contract is read from the infos' internal transactions (the node must keep them).
+    unseen: frozenset[str] = frozenset()
 
     def __init__(self, base_url: str, network: str = "tron", timeout_s: float = 10.0, api_key: str = ""):
         self.network = network
@@ -121,6 +121,21 @@ def block_transfers(block: dict, infos: list[dict], watched: Watched) -> list[Se
     for info in infos:
         if info["id"] in succeeded:
             found.extend(trc20_transfers(info, watched))
+            found.extend(internal_trx_transfers(info, watched))
+    return found
+
+
+def internal_trx_transfers(info: dict, watched: Watched) -> list[SeenTransfer]:
+    """TRX sent to watched addresses by contracts: the info's internal transactions that moved TRX (no
+    `tokenId`: TRC-10 is not TRX) and were not rejected; index -(position + 1), apart from the logs' positions."""
+    found = []
+    for position, internal in enumerate(info.get("internal_transactions") or ()):
+        to = internal.get("transferTo_address")
+        if internal.get("rejected") or to not in watched:
+            continue
+        amount = sum(v.get("callValue", 0) for v in internal.get("callValueInfo") or () if not v.get("tokenId"))
+        if amount > 0:
+            found.append(SeenTransfer(txid=info["id"], index=-(position + 1), address=to, token=None, amount=amount))
     return found
 
 

@@ -3,6 +3,8 @@
 import pytest
 
 from infra.devnet.fault_proxy import FaultProxy
+from infra.devnet.tokens import call_data, compile_contracts
+from infra.devnet.tron_double.addresses import to_evm
 from kernodeck_watchers.chains.base import NodeError, SeenTransfer
 from kernodeck_watchers.chains.tron import TronClient
 
@@ -120,3 +122,28 @@ def test_an_unreachable_node_and_a_missing_block_are_node_errors(double, latest)
         TronClient("http://127.0.0.1:9", timeout_s=2).tip()
     with pytest.raises(NodeError):
         latest.block(latest.tip().height + 1)
+
+
+@pytest.fixture(scope="module")
+def forwarder(double):
+    """A contract that sends the TRX it is paid on in an internal call (as exchange wallets pay out)."""
+    return double.deploy(compile_contracts()["Forwarder"]["bytecode"], "Forwarder")
+
+
+def test_trx_sent_by_a_contract_is_read_from_the_internal_transactions(double, latest, forwarder, new_address):
+    watched = new_address()
+    paid = double.call(forwarder, call_data("forward(address)", to_evm(watched)), call_value=3_000_000)
+    undone = double.call(
+        forwarder, call_data("forwardThenRevert(address)", to_evm(watched)), call_value=5_000_000
+    )  # the transaction fails: its internal transfer is rejected with it
+
+    found = found_in_new_block(double, latest, {watched})
+
+    assert found == [SeenTransfer(paid, -1, watched, None, 3_000_000)]
+    (info,) = [
+        i
+        for i in double.post("/wallet/gettransactioninfobyblocknum", {"num": latest.tip().height, "visible": True})
+        if i["id"] == undone
+    ]
+    assert info["internal_transactions"][0]["rejected"] is True
+    assert latest.unseen == frozenset()
