@@ -47,6 +47,9 @@ class WatcherRuntime:
         # missed every block it scanned, however many.
         self._last_pass_from: int | None = None
         self._resume_at: datetime | None = None  # no request to the node before (a provider's Retry-After)
+        # How many addresses payments watched when this process first loaded them: those whose payments may lie
+        # in blocks before an empty database's first scan (watches announced later are looked up as new ones).
+        self._watched_at_start: int | None = None
         self.balance_check = BalanceCheck(self.network, settings.balance_check_interval_s, utcnow)
 
     def turn(self, store: Store, payments_watched: PaymentsWatched) -> float:
@@ -63,8 +66,11 @@ class WatcherRuntime:
                 self.watchlist.sync(store, now)
             else:
                 # Addresses whose events this watcher never got (it was not running yet) come from payments.
-                self.watchlist.load(store, self.watchlist.from_payments(payments_watched(), now), now)
+                from_payments = self.watchlist.from_payments(payments_watched(), now)
+                self.watchlist.load(store, from_payments, now)
                 self._begin_epoch(store, now)
+                if self._watched_at_start is None:
+                    self._watched_at_start = len(from_payments)
             if self.progress.scanned_height is None:
                 self._check_start(store)
             pass_from = self.progress.scanned_height
@@ -80,7 +86,7 @@ class WatcherRuntime:
             self.progress.stuck = True
             return self._failed(error)
         except EmptyDatabase as error:
-            log.error(str(error), extra={"network": self.network, "watched": len(self.watchlist.watched)})
+            log.error(str(error), extra={"network": self.network, "watched": self._watched_at_start})
             self.progress.stuck = self.progress.checked = True
             return self._failed(error)
         except NodeError as error:
@@ -136,7 +142,7 @@ class WatcherRuntime:
     def _check_start(self, store: Store) -> None:
         """An empty database (no scan cursor) while addresses are watched: the blocks their payments may be in
         are unknown, and the node's tip could be past them. The operator names the height (WATCHER_START_HEIGHT)."""
-        if self.settings.start_height is not None or not len(self.watchlist.watched):
+        if self.settings.start_height is not None or not self._watched_at_start:
             return
         with store.read() as session:
             if get_cursor(session, self.network) is None:
