@@ -7,6 +7,7 @@ anvil with its tokens) and one watcher per node, and is started only by the
 first test that asks for it, once per session.
 """
 
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,10 +16,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from kombu import Connection, Exchange
 
 from infra.local.devnet import DEV_CONFIRMATIONS, Devnet
 from infra.local.isolation import running_stack
 from infra.testhosts.local import TEST_ACCOUNT_KEY
+from kernodeck_contracts.events import WatcherStatus
 
 CHAIN_NETWORKS = ("bitcoin", "litecoin", "ethereum")
 (CHAIN_CONFIRMATIONS,) = {DEV_CONFIRMATIONS[network] for network in CHAIN_NETWORKS}  # one number on the three
@@ -26,8 +29,45 @@ CHAIN_NETWORKS = ("bitcoin", "litecoin", "ethereum")
 
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory):
-    with running_stack(Path(tmp_path_factory.mktemp("stack-logs")), "kd_e2e") as stack:
+    with (
+        running_stack(Path(tmp_path_factory.mktemp("stack-logs")), "kd_e2e") as stack,
+        watchers_reporting(stack.env["AMQP_URI"]),
+    ):
         yield stack
+
+
+# This stack runs no chain node, so no watcher: a network no watcher reports on is not offered (chain_lagging).
+# Its watchers' status messages are sent as theirs are, every few seconds, each network up to date.
+WATCHER_STATUS_S = 5.0
+
+
+@contextmanager
+def watchers_reporting(amqp_uri: str) -> Iterator[None]:
+    stop = threading.Event()
+    exchange = Exchange("chain.events", type="topic", durable=True)
+
+    def report() -> None:
+        with Connection(amqp_uri) as connection:
+            producer = connection.Producer()
+            while True:
+                for network in ("bitcoin", "litecoin", "ethereum", "tron", "solana"):
+                    status = WatcherStatus(
+                        network=network, node_height=1, scanned_height=1, lag_seconds=0, lagging=False
+                    )
+                    producer.publish(
+                        status.to_message(), exchange=exchange, routing_key=status.type, serializer="json",
+                        declare=[exchange],
+                    )  # fmt: skip
+                if stop.wait(WATCHER_STATUS_S):
+                    return
+
+    thread = threading.Thread(target=report, name="watchers-reporting", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 @contextmanager
@@ -67,7 +107,6 @@ def chain_stack(devnet, tmp_path_factory):
 def client(stack):
     with httpx.Client(base_url=stack.url, timeout=10) as http:
         yield http
-
 
 
 def post_when_let_in(client: httpx.Client, path: str, body: dict, tries: int = 5, **kwargs) -> httpx.Response:
