@@ -1,11 +1,13 @@
 """Event handlers that never drop an event, never spin on one that fails, and set aside one that always fails."""
 
 import logging
+from functools import partial
 
 import eventlet
 from nameko.amqp.publish import DEFAULT_TRANSPORT_OPTIONS, get_connection
 from nameko.constants import AMQP_URI_CONFIG_KEY
 from nameko.events import EventHandler
+from nameko.exceptions import ContainerBeingKilled
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from kernodeck_contracts.errors import EventTooEarly
@@ -94,6 +96,62 @@ class RequeueingEventHandler(EventHandler):
         )
 
 
+class BatchingEventHandler(RequeueingEventHandler):
+    """The handler gets a list of payloads: the events that arrived while its previous call ran, in their order
+    of arrival; one call at a time. A batch that fails is broken up: each of its events goes to the handler
+    again alone (a list of one), with the retries and the set-aside of `consumer`. The batch is bounded by the
+    container's prefetch (its max_workers, shared with its other consumers)."""
+
+    def setup(self):
+        super().setup()
+        self._waiting: list[tuple[object, object]] = []  # (payload, message), not yet handed to a worker
+        self._alone: list[tuple[object, object]] = []  # of a batch that failed, each to handle by itself
+        self._busy = False
+
+    def handle_message(self, body, message):
+        self._waiting.append((body, message))
+        self._next()
+
+    def _next(self) -> None:
+        if self._busy or not (self._alone or self._waiting):
+            return
+        if self._alone:
+            batch = [self._alone.pop(0)]
+        else:
+            batch, self._waiting = self._waiting, []
+        self._busy = True
+        try:
+            self.container.spawn_worker(
+                self,
+                ([body for body, _ in batch],),
+                {},
+                context_data=self.unpack_message_headers(batch[0][1]),
+                handle_result=partial(self._handled, batch),
+            )
+        except ContainerBeingKilled:
+            for _, message in batch:
+                self.queue_consumer.requeue_message(message)
+
+    def _handled(self, batch, worker_ctx, result=None, exc_info=None):
+        try:
+            if exc_info is not None and len(batch) > 1:
+                log.warning("a batch of events failed: each goes again alone", extra={"events": len(batch)})
+                self._alone.extend(batch)
+            else:
+                for _, message in batch:
+                    super().handle_result(message, worker_ctx, result, exc_info)
+        finally:
+            self._busy = False
+            self._next()
+        return result, exc_info
+
+
 def consumer(source: str, event_type: str):
     """Handle `source`.`event_type`: retried after a pause when the handler fails, set aside after too many."""
     return RequeueingEventHandler.decorator(source, event_type, requeue_on_error=True)
+
+
+def batch_consumer(source: str, event_type: str):
+    """As `consumer`, the handler taking a list of the payloads that arrived while it was busy (see
+    BatchingEventHandler): one transaction for many events where the use case allows it."""
+    return BatchingEventHandler.decorator(source, event_type, requeue_on_error=True)

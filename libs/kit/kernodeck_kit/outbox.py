@@ -209,6 +209,15 @@ class Store:
         return removed
 
     @contextmanager
+    def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[Tx, list[Event]]]:
+        """One transaction for applying `events` once each: yields it with those not applied before, in order."""
+        with self.transaction() as tx:
+            fresh = [event for event in events if tx.first_delivery(consumer, event.event_id)]
+            yield tx, fresh
+            metrics.EVENTS_CONSUMED.labels(self.source, consumer).inc(len(fresh))
+            metrics.EVENTS_DUPLICATE.labels(self.source, consumer).inc(len(events) - len(fresh))
+
+    @contextmanager
     def read(self) -> Iterator[Session]:
         with Session(self.engine) as session:
             yield session

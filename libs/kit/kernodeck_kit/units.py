@@ -3,7 +3,8 @@
 A service's use cases take their unit (the service's repositories and `emit`) from `Units`:
 `SqlUnits` opens one per database transaction of the service's Store (events leave through the outbox),
 `MemoryUnits` one over plain objects, so that tests run the same use cases, rules and all, in
-milliseconds. Both have `consume(consumer, event)`, which gives None for an event applied before.
+milliseconds. Both have `consume(consumer, event)`, which gives None for an event applied before, and
+`consume_each(consumer, events)`, one unit for events that came together with those not applied before.
 """
 
 from collections.abc import Callable, Iterator
@@ -23,6 +24,8 @@ class Units(Protocol[U]):
 
     def consume(self, consumer: str, event: Event) -> Iterator[U | None]: ...
 
+    def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[U, list[Event]]]: ...
+
 
 class SqlUnits(Generic[U]):
     """Units on the service's database: `unit(tx)` builds the service's unit on one transaction."""
@@ -40,6 +43,11 @@ class SqlUnits(Generic[U]):
     def consume(self, consumer: str, event: Event) -> Iterator[U | None]:
         with self.store.consume(consumer, event) as tx:
             yield None if tx is None else self.unit(tx)
+
+    @contextmanager
+    def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[U, list[Event]]]:
+        with self.store.consume_each(consumer, events) as (tx, fresh):
+            yield self.unit(tx), fresh
 
 
 class MemoryUnits(Generic[S, U]):
@@ -78,6 +86,18 @@ class MemoryUnits(Generic[S, U]):
         with self.transaction() as unit:
             yield unit
         self._applied.add(key)
+
+    @contextmanager
+    def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[U, list[Event]]]:
+        fresh, keys = [], set()
+        for event in events:
+            key = (consumer, event.event_id)
+            if key not in self._applied and key not in keys:
+                fresh.append(event)
+                keys.add(key)
+        with self.transaction() as unit:
+            yield unit, fresh
+        self._applied |= keys
 
     def of(self, event_type: type[Event]) -> list[Event]:
         """The events of this type emitted so far, oldest first."""

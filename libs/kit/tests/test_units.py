@@ -83,3 +83,32 @@ def test_sql_units_apply_an_event_once_and_emit_through_the_outbox(tmp_path):
         assert conn.execute(select(func.count()).select_from(OutboxMessage)).scalar_one() == 1
     assert applied == [event.event_id]
     engine.dispose()
+
+
+def test_events_consumed_together_are_each_applied_once_all_or_none(units):
+    first, second, third = changed("o1"), changed("o2"), changed("o3")
+    with pytest.raises(RuntimeError), units.consume_each("payments", [first, second]) as (unit, fresh):
+        unit.bump("o1")
+        raise RuntimeError("the database is down")
+    with units.consume_each("payments", [first, second, first]) as (unit, fresh):
+        assert fresh == [first, second]  # the failed batch left nothing; the repeat inside it counts once
+        for event in fresh:
+            unit.bump(event.order_id)
+    with units.consume_each("payments", [second, third]) as (unit, fresh):
+        assert fresh == [third]
+        unit.bump(third.order_id)
+    assert units.state == {"o1": 1, "o2": 1, "o3": 1}
+
+
+def test_sql_units_consume_together_each_event_once(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'units.db'}")
+    SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
+    units = SqlUnits(Store(engine, "orders", relay=None), lambda tx: tx)
+    first, second = changed("o1"), changed("o2")
+    with units.consume_each("payments", [first]) as (_, fresh):
+        assert fresh == [first]
+    with units.consume_each("payments", [first, second, second]) as (_, fresh):
+        assert fresh == [second]
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(ProcessedEvent)).scalar_one() == 2
+    engine.dispose()

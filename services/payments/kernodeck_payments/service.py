@@ -25,7 +25,7 @@ from kernodeck_contracts.events import (
     TransferSeen,
     WatcherStatus,
 )
-from kernodeck_kit.events import consumer
+from kernodeck_kit.events import batch_consumer, consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.paging import Page
 from kernodeck_kit.rpc_errors import call_service
@@ -51,7 +51,7 @@ from kernodeck_payments.ledger.store import available_cents, list_entries, paid_
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.reporting import report_payment
-from kernodeck_payments.settlement import SqlSettlement, apply_transfer, credit_balance, sweep
+from kernodeck_payments.settlement import SqlSettlement, apply_transfers, credit_balance, sweep
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import release_solana_addresses, solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
@@ -311,25 +311,30 @@ class PaymentsService:
             raise ServiceError.field("limit", f"a page holds 1 to {WATCHED_PAGE} addresses")
         return queries.watched(self.db, network, utcnow(), after, limit)
 
-    @consumer(TransferSeen.source, TransferSeen.type)
-    def on_transfer_seen(self, payload):
-        event = TransferSeen.from_message(payload)
-        self._on_transfer(event, TransferState.SEEN if event.block_height is None else TransferState.CONFIRMING)
+    # A block's transfers arrive together: each handler takes those that came while it was busy, in one unit.
+    @batch_consumer(TransferSeen.source, TransferSeen.type)
+    def on_transfer_seen(self, payloads):
+        events = [TransferSeen.from_message(payload) for payload in payloads]
+        seen = [(e, TransferState.SEEN if e.block_height is None else TransferState.CONFIRMING) for e in events]
+        self._on_transfers(TransferSeen.type, seen)
 
-    @consumer(TransferConfirmations.source, TransferConfirmations.type)
-    def on_transfer_confirmations(self, payload):
-        self._on_transfer(TransferConfirmations.from_message(payload), TransferState.CONFIRMING)
+    @batch_consumer(TransferConfirmations.source, TransferConfirmations.type)
+    def on_transfer_confirmations(self, payloads):
+        events = [TransferConfirmations.from_message(payload) for payload in payloads]
+        self._on_transfers(TransferConfirmations.type, [(e, TransferState.CONFIRMING) for e in events])
 
-    @consumer(TransferConfirmed.source, TransferConfirmed.type)
-    def on_transfer_confirmed(self, payload):
-        self._on_transfer(TransferConfirmed.from_message(payload), TransferState.CONFIRMED)
+    @batch_consumer(TransferConfirmed.source, TransferConfirmed.type)
+    def on_transfer_confirmed(self, payloads):
+        events = [TransferConfirmed.from_message(payload) for payload in payloads]
+        self._on_transfers(TransferConfirmed.type, [(e, TransferState.CONFIRMED) for e in events])
 
-    @consumer(TransferReverted.source, TransferReverted.type)
-    def on_transfer_reverted(self, payload):
-        self._on_transfer(TransferReverted.from_message(payload), TransferState.REVERTED)
+    @batch_consumer(TransferReverted.source, TransferReverted.type)
+    def on_transfer_reverted(self, payloads):
+        events = [TransferReverted.from_message(payload) for payload in payloads]
+        self._on_transfers(TransferReverted.type, [(e, TransferState.REVERTED) for e in events])
 
-    def _on_transfer(self, event: ChainTransfer, state: TransferState) -> None:
-        apply_transfer(self._settlement(), f"chain.{event.type}", event, state, utcnow())
+    def _on_transfers(self, event_type: str, events: list[tuple[ChainTransfer, TransferState]]) -> None:
+        apply_transfers(self._settlement(), f"chain.{event_type}", events, utcnow())
 
     def _settlement(self) -> SqlUnits:
         return SqlUnits(self.db, lambda tx: SqlSettlement(tx, self.settings))

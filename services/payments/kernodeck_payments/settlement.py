@@ -116,15 +116,26 @@ class SqlSettlement:
         return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key)
 
 
-def apply_transfer(
-    units: Units[SettlementUnit], consumer: str, event: ChainTransfer, state: TransferState, now: datetime
+def apply_transfers(
+    units: Units[SettlementUnit],
+    consumer: str,
+    events: list[tuple[ChainTransfer, TransferState]],
+    now: datetime,
 ) -> None:
-    """A watcher's event, applied once: the transfer recorded, its intent brought up to date."""
-    with units.consume(consumer, event) as unit:
-        if unit is None:
-            return
-        intent = record_transfer(unit, event, state, now)
-        if intent is not None:
+    """A watcher's events that came together (a block's transfers), in one unit, each applied once: every
+    transfer recorded in its network's order (epoch, sequence), then each intent they touched brought up to
+    date once.
+
+    A failure anywhere leaves the whole batch unapplied, to be applied again whole.
+    """
+    state_of = {event.event_id: state for event, state in events}
+    with units.consume_each(consumer, [event for event, _ in events]) as (unit, fresh):
+        touched: dict[str, PaymentIntent] = {}
+        for event in sorted(fresh, key=lambda event: (event.network, event.epoch, event.sequence)):
+            intent = record_transfer(unit, event, state_of[event.event_id], now)
+            if intent is not None:
+                touched[intent.id] = intent
+        for intent in touched.values():
             reconcile_intent(unit, intent, now)
 
 

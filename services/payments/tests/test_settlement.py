@@ -18,9 +18,9 @@ from kernodeck_contracts.events import (
     TransferSeen,
 )
 from kernodeck_payments.domain.intents import IntentStatus, TransferState, address_key
-from kernodeck_payments.settlement import apply_transfer, sweep
+from kernodeck_payments.settlement import apply_transfers, sweep
 from kernodeck_payments.store.tables import PaymentIntent
-from services.payments.tests.memory import settlement_units
+from services.payments.tests.memory import MemorySettlement, settlement_units
 
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 DEADLINE = T0 + timedelta(minutes=30)
@@ -57,7 +57,7 @@ class Watcher:
             confirmations=confirmations if kind is TransferConfirmed else 0, sequence=self.sequence,
             occurred_at=at, block_height=100 if kind is TransferConfirmed else None, **fields,
         )  # fmt: skip
-        apply_transfer(self.units, f"chain.{event.type}", event, STATES[kind], fields.get("now", at))
+        apply_transfers(self.units, f"chain.{event.type}", [(event, STATES[kind])], fields.get("now", at))
         return event
 
 
@@ -112,9 +112,9 @@ def test_fewer_confirmations_than_required_are_still_confirming():
 def test_the_same_event_twice_and_an_older_one_change_nothing():
     units, watcher = setup()
     newer = watcher.send(TransferConfirmed, 200_000)
-    apply_transfer(units, "chain.transfer_confirmed", newer, TransferState.CONFIRMED, T0)  # redelivered
+    apply_transfers(units, "chain.transfer_confirmed", [(newer, TransferState.CONFIRMED)], T0)  # redelivered
     older = TransferSeen(**{**newer.model_dump(), "sequence": newer.sequence - 1, "event_id": "other"})
-    apply_transfer(units, "chain.transfer_seen", older, TransferState.SEEN, T0)
+    apply_transfers(units, "chain.transfer_seen", [(older, TransferState.SEEN)], T0)
     assert len(units.of(PaymentSettled)) == 1 and status(units) == "settled"
     assert units.state.transfers[("bitcoin", "tx1", 0)].state == "confirmed"
 
@@ -213,3 +213,74 @@ def test_an_intent_with_nothing_received_expires_at_the_sweep_and_is_told_once()
     assert sweep(units, DEADLINE + timedelta(minutes=1), 10) == 0
     assert status(units) == IntentStatus.EXPIRED
     assert [(e.previous_status, e.status) for e in units.of(PaymentStatusChanged)] == [("awaiting_transfer", "expired")]
+
+
+# --- a block's transfers together ---------------------------------------------------------------------------
+
+
+def block_of(count: int, kind=TransferConfirmed, first_sequence: int = 1) -> list[tuple]:
+    """`count` transfers of one transaction, output i paying intent pi<i>'s address, as one batch."""
+    common = dict(network="bitcoin", txid="block-tx", amount=200_000, confirmations=2, occurred_at=T0)
+    return [
+        (
+            kind(**common, index=i, address=f"bc1qaddress{i}", sequence=first_sequence + i, block_height=100),
+            STATES[kind],
+        )
+        for i in range(count)
+    ]
+
+
+def many_intents(count: int):
+    intents = [
+        intent(
+            id=f"pi{i}",
+            reference_id=f"o{i}",
+            address=f"bc1qaddress{i}",
+            address_key=address_key("bitcoin", f"bc1qaddress{i}"),
+        )
+        for i in range(count)
+    ]
+    return settlement_units(*intents, BTC=Fraction(50_000))
+
+
+def test_a_block_of_transfers_settles_every_intent_once_in_one_unit():
+    units = many_intents(5)
+    batch = block_of(5)
+    apply_transfers(units, "chain.transfer_confirmed", batch, T0)
+    [(stranger, _)] = block_of(1, first_sequence=9)
+    stranger = stranger.model_copy(update={"txid": "other-tx", "address": "bc1qnobody"})
+    apply_transfers(units, "chain.transfer_confirmed", [*batch[1:3], (stranger, TransferState.CONFIRMED)], T0)
+    assert sorted(e.order_id for e in units.of(PaymentSettled)) == [f"o{i}" for i in range(5)]  # each once
+    assert {i.status for i in units.state.intents.values()} == {"settled"}
+    assert units.state.reviews.keys() == {"unknown_address:bitcoin:other-tx:0"}  # the new one, in the same unit
+
+
+def test_in_a_batch_the_newest_of_a_transfers_events_wins_whatever_their_order_of_arrival():
+    units = many_intents(1)
+    [(seen, _)] = block_of(1, TransferSeen, first_sequence=1)
+    [(reverted, _)] = block_of(1, TransferReverted, first_sequence=2)
+    apply_transfers(units, "chain.transfers", [(reverted, TransferState.REVERTED), (seen, TransferState.SEEN)], T0)
+    assert units.state.transfers[("bitcoin", "block-tx", 0)].state == "reverted"
+    assert units.state.intents["pi0"].status != "settled" and units.of(PaymentSettled) == []
+
+
+def test_a_batch_that_fails_in_the_middle_leaves_nothing_and_settles_every_intent_once_when_applied_again():
+    units = many_intents(4)
+    batch = block_of(4)
+    real_book = MemorySettlement.book_order_payment
+    booked = []
+
+    def book_then_fail_on_the_third(self, cents, order_id, key, now):
+        booked.append(order_id)
+        if len(booked) == 3:
+            raise ConnectionError("the database went away")  # a restart in the middle of the batch
+        real_book(self, cents, order_id, key, now)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(MemorySettlement, "book_order_payment", book_then_fail_on_the_third)
+        with pytest.raises(ConnectionError):
+            apply_transfers(units, "chain.transfer_confirmed", batch, T0)
+    assert units.of(PaymentSettled) == [] and units.state.transfers == {} and units.state.ledger == {}
+    apply_transfers(units, "chain.transfer_confirmed", batch, T0)  # redelivered whole
+    assert [e.order_id for e in units.of(PaymentSettled)] == ["o0", "o1", "o2", "o3"]
+    assert len(units.state.ledger) == 4
