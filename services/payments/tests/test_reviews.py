@@ -149,7 +149,7 @@ def test_a_balance_larger_than_the_transfers_seen_opens_one_review_per_differenc
     mismatch = {"network": "ethereum", "address": payment["address"], "seen": 0, "height": 12}
     watcher.send(BalanceMismatch, balance=7, **mismatch)
     watcher.send(BalanceMismatch, balance=7, **mismatch)  # told again: nothing new
-    [item] = [i for i in payments.list_reviews("open") if i["reason"] == "balance_mismatch"]
+    [item] = [i for i in payments.list_reviews("open")["items"] if i["reason"] == "balance_mismatch"]
     assert (item["payment_id"], item["account_id"]) == (payment["id"], ACC)
     watcher.send(BalanceMismatch, balance=9, **mismatch)  # more arrived unseen: a new item
-    assert len([i for i in payments.list_reviews("open") if i["reason"] == "balance_mismatch"]) == 2
+    assert len([i for i in payments.list_reviews("open")["items"] if i["reason"] == "balance_mismatch"]) == 2
