@@ -36,6 +36,7 @@ web: web/dist/index.html
 # run.py installs the local chain nodes (infra/devnet/install.sh) when it starts them, as it does while
 # KERNODECK_LOCAL_CHAINS is on (the default). A node that cannot be installed is skipped, its payment methods off.
 run: install web
+	infra/local/install.sh broker
 	$(BIN)/python infra/local/run.py
 
 # Services and the kit run under eventlet (the kit's pytest plugin patches

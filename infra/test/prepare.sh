@@ -3,6 +3,9 @@
 # (nameko's test fixtures create a vhost per test through it) and PostgreSQL.
 set -euo pipefail
 
+# RabbitMQ and PostgreSQL themselves, where a fresh machine lacks them.
+"$(dirname "$0")/../local/install.sh" broker database
+
 wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
   local seconds=$1 what=$2; shift 2
   for _ in $(seq "$seconds"); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The servers Kernodeck runs on, from Debian's packages when a fresh machine lacks them:
+#   install.sh broker            RabbitMQ (make run)
+#   install.sh broker database   RabbitMQ and PostgreSQL (make test)
+# A server already installed is left as it is. A PostgreSQL installed here trusts local TCP
+# connections (127.0.0.1 and ::1), as the tests' postgres@127.0.0.1 expects: a development machine only.
+set -euo pipefail
+need=()
+for part in "$@"; do
+  case "$part" in
+    broker) command -v rabbitmq-server >/dev/null || need+=(rabbitmq-server) ;;
+    database) ls /etc/postgresql/*/main >/dev/null 2>&1 || need+=(postgresql) ;;
+    *) echo "install.sh: unknown part '$part' (broker, database)" >&2; exit 2 ;;
+  esac
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install.sh: ${need[*]} missing and not root: install them first" >&2
+  exit 1
+fi
+echo "install.sh: installing ${need[*]}"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+if [[ " ${need[*]} " == *" postgresql "* ]]; then
+  hba=$(ls /etc/postgresql/*/main/pg_hba.conf)
+  sed -i '1i host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$hba"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main restart 2>/dev/null \
+    || pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
+fi
