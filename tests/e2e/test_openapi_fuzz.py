@@ -34,6 +34,7 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 # Logging out ends the session the rest of the run calls with: each of its examples logs out a session
 # of its own, opened for it, so it is fuzzed as every other operation is and the others keep theirs.
 LOGOUT = ("DELETE", "/api/v1/sessions/current")
+ROLE_CHECK = {"customer": "/api/v1/me", "operator": "/api/v1/admin/nodes"}
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +114,7 @@ FUZZING = settings(
 def test_every_operation_keeps_to_its_document(fuzz_stack, served_document, people, sessions, role, mode):
     broken = fuzz(served_document, fuzz_stack.url, people[role], sessions[role], mode)
     assert not broken, "\n\n".join(broken)
+    # The run was made as `role` to its end, not as a caller logged out or refused on the way (401s and
+    # 403s are documented answers, so a lost session would otherwise pass unnoticed).
+    still = httpx.get(fuzz_stack.url + ROLE_CHECK[role], headers=sessions[role], timeout=10)
+    assert still.status_code == 200, still.text
