@@ -39,7 +39,7 @@ def test_the_four_topup_sizes_are_accepted_and_pending_until_settled(payments_re
         ("awaiting_transfer", "topup", t["id"]) for t in topups
     ]
     assert payments.get_balance(ACC) == {"available_usd_cents": 0, "pending_usd_cents": sum(sizes)}
-    assert sorted(t["id"] for t in payments.list_topups(ACC)) == sorted(t["id"] for t in topups)
+    assert sorted(t["id"] for t in payments.list_topups(ACC)["items"]) == sorted(t["id"] for t in topups)
     assert payments.get_balance("acc2") == {"available_usd_cents": 0, "pending_usd_cents": 0}
 
 
@@ -48,7 +48,7 @@ def test_other_topup_amounts_are_refused(payments_ready, payments):
         refused = refusal(payments.create_topup, ACC, cents, "BTC", "bitcoin")
         assert (refused.code, [error["field"] for error in refused.errors]) == ("validation_error", ["amount_usd"])
 
-    assert payments.list_topups(ACC) == []
+    assert payments.list_topups(ACC)["items"] == []
     assert payments.get_balance(ACC) == {"available_usd_cents": 0, "pending_usd_cents": 0}
 
 
@@ -61,7 +61,7 @@ def test_a_pending_topup_is_not_spendable_and_a_settled_one_is(payments_ready, p
 
     confirm(watcher, topup["payment"], 50_000 * SAT_PER_CENT)
     assert payments.get_balance(ACC) == {"available_usd_cents": 50_000, "pending_usd_cents": 0}
-    [listed] = payments.list_topups(ACC)
+    [listed] = payments.list_topups(ACC)["items"]
     assert listed["status"] == "credited"
 
 
@@ -79,7 +79,7 @@ def test_paying_with_an_insufficient_balance_changes_nothing(
 
     assert refused.code == "insufficient_balance"
     assert payments.get_balance(ACC) == {"available_usd_cents": 10_000, "pending_usd_cents": 0}
-    assert [(e["amount_usd_cents"], e["reason"]) for e in payments.list_ledger(ACC)] == [(10_000, "topup")]
+    assert [(e["amount_usd_cents"], e["reason"]) for e in payments.list_ledger(ACC)["items"]] == [(10_000, "topup")]
     assert payments_db.ledger() == before
     assert orders.get_order(ACC, order["id"])["status"] == "awaiting_payment"
     assert payments_events.of("payment_settled") == []
@@ -100,7 +100,7 @@ def test_after_a_settled_topup_an_order_is_paid_from_the_balance(
         "amount_usd_cents": 18_900,
     }
     assert payments.get_balance(ACC) == {"available_usd_cents": 50_000 - 18_900, "pending_usd_cents": 0}
-    assert [(e["amount_usd_cents"], e["reason"], e["ref"]) for e in payments.list_ledger(ACC)] == [
+    assert [(e["amount_usd_cents"], e["reason"], e["ref"]) for e in payments.list_ledger(ACC)["items"]] == [
         (-18_900, "order_payment", order["id"]),
         (50_000, "topup", topup["payment"]["id"]),
     ]
@@ -139,7 +139,7 @@ def test_fifty_orders_racing_for_one_balance_pay_exactly_one(
     [(winner, paid)] = winners
     assert paid["amount_usd_cents"] == 210_000
     assert payments.get_balance(ACC) == {"available_usd_cents": 0, "pending_usd_cents": 0}
-    debits = [e for e in payments.list_ledger(ACC) if e["amount_usd_cents"] < 0]
+    debits = [e for e in payments.list_ledger(ACC)["items"] if e["amount_usd_cents"] < 0]
     assert [(e["amount_usd_cents"], e["ref"]) for e in debits] == [(-210_000, winner["id"])]
     wait_paid(orders, winner["id"])
     others = [o["id"] for o in racing if o["id"] != winner["id"]]

@@ -60,7 +60,7 @@ def balance(payments, account=ACC) -> dict:
 
 def ledger(payments, account=ACC) -> list[tuple[int, str, str]]:
     """The customer's ledger as (amount, reason, ref), oldest first."""
-    return [(e["amount_usd_cents"], e["reason"], e["ref"]) for e in reversed(payments.list_ledger(account))]
+    return [(e["amount_usd_cents"], e["reason"], e["ref"]) for e in reversed(payments.list_ledger(account)["items"])]
 
 
 def refresh_rates(running, write_rates, **changes) -> None:
@@ -282,7 +282,7 @@ def test_a_late_transfer_without_a_current_rate_goes_to_review_and_credits_nothi
 
     assert payments.get_payment(ACC, payment["id"])["status"] == "late"
     assert ledger(payments) == []  # nothing is guessed: an operator decides
-    [item] = payments.list_reviews("open")
+    [item] = payments.list_reviews("open")["items"]
     assert (item["reason"], item["payment_id"], item["account_id"]) == ("no_fresh_rate", payment["id"], ACC)
 
     refresh_rates(running, write_rates, BTC="45000")
@@ -314,7 +314,7 @@ def test_another_asset_on_the_address_goes_to_review_and_credits_nothing(
     assert view["transfers"] == []  # not this payment: it waits in the review queue
     recorded = payments_db.transfer("ethereum", tx, 3)
     assert (recorded["intent_id"], recorded["amount"], recorded["disposition"]) == (payment["id"], amount, "review")
-    [item] = payments.list_reviews("open")
+    [item] = payments.list_reviews("open")["items"]
     assert (item["reason"], item["payment_id"], item["account_id"], item["transfer_key"]) == (
         "wrong_asset",
         payment["id"],
@@ -334,7 +334,7 @@ def test_a_transfer_to_an_address_nobody_owns_is_recorded_and_reviewed_once_conf
 ):
     tx = txid()
     watcher.send(TransferSeen, **transfer_fields(STRANGER, 123_456, tx=tx, index=1))
-    assert payments.list_reviews() == []
+    assert payments.list_reviews()["items"] == []
 
     confirm(watcher, STRANGER, 123_456, tx=tx, index=1)
     confirm(watcher, STRANGER, 123_456, tx=tx, index=1, confirmations=3)  # one item, however often confirmed
@@ -346,7 +346,7 @@ def test_a_transfer_to_an_address_nobody_owns_is_recorded_and_reviewed_once_conf
         123_456,
         "confirmed",
     )
-    [item] = payments.list_reviews("open")
+    [item] = payments.list_reviews("open")["items"]
     assert (item["reason"], item["payment_id"], item["account_id"], item["transfer_key"]) == (
         "unknown_address",
         None,
@@ -364,7 +364,7 @@ def test_a_mempool_transfer_to_an_address_nobody_owns_that_is_dropped_is_recorde
     watcher.send(TransferReverted, **transfer_fields(STRANGER, 123_456, tx=tx))
 
     assert payments_db.transfer("bitcoin", tx)["state"] == "reverted"
-    assert payments.list_reviews() == []
+    assert payments.list_reviews()["items"] == []
 
 
 def test_a_transfer_seen_before_an_intent_took_its_address_is_reviewed_once_confirmed(
@@ -382,7 +382,7 @@ def test_a_transfer_seen_before_an_intent_took_its_address_is_reviewed_once_conf
     confirm(watcher, payment, 10**9, tx=tx)
 
     assert payments_db.transfer("solana", tx)["intent_id"] is None  # not this payment's
-    [item] = payments.list_reviews("open")
+    [item] = payments.list_reviews("open")["items"]
     assert (item["reason"], item["transfer_key"]) == ("unknown_address", f"solana:{tx}:0")
 
 
@@ -397,7 +397,7 @@ def test_a_transfer_reverted_before_settlement_stops_counting(order_payment, pay
     view = payments.get_payment(ACC, payment["id"])
     assert (view["status"], view["received_base_units"], view["confirmed_base_units"]) == ("awaiting_transfer", 0, 0)
     assert [t["state"] for t in view["transfers"]] == ["reverted"]
-    assert payments.list_reviews() == []
+    assert payments.list_reviews()["items"] == []
     assert order_status(orders, order["id"]) == "awaiting_payment"
 
     # The intent still takes the payment that replaces it.
@@ -416,7 +416,7 @@ def test_a_transfer_reverted_after_settlement_goes_to_review_and_the_order_stays
 
     watcher.send(TransferReverted, **transfer_fields(payment, BTC_AMOUNT, tx=tx, block_height=100))
 
-    [item] = payments.list_reviews("open")
+    [item] = payments.list_reviews("open")["items"]
     assert (item["reason"], item["payment_id"], item["account_id"], item["transfer_key"]) == (
         "reverted_after_settlement",
         payment["id"],
@@ -508,7 +508,7 @@ def test_a_settled_topup_credits_exactly_its_amount(payments_ready, payments, wa
 
     assert balance(payments) == {"available_usd_cents": 50_000, "pending_usd_cents": 0}
     assert ledger(payments) == [(50_000, "topup", payment["id"])]
-    [listed] = payments.list_topups(ACC)
+    [listed] = payments.list_topups(ACC)["items"]
     assert (listed["id"], listed["status"], listed["payment"]["status"]) == (topup["id"], "credited", "settled")
     [credited] = payments_events.wait_for("balance_credited", 1)
     assert (credited["account_id"], credited["amount_usd_cents"], credited["reason"]) == (ACC, 50_000, "topup")

@@ -94,7 +94,11 @@ class Shop:
         self.network = network
 
     def order_payment(self) -> tuple[dict, dict]:
-        """A new 3-day h100 order (189 USD) and its payment intent with this asset on this network."""
+        """A new 3-day h100 order (189 USD) and its payment intent with this asset on this network, once the
+        method is offered (payments offers a network only after its watcher's first report)."""
+        wait_until(
+            lambda: self.method()["available"], 30.0, f"{self.asset} on {self.network} to be offered: {self.method()}"
+        )
         order = self.orders.create_order(ACCOUNT, "h100", 3, 1, "ubuntu")
         return order, self.payments.create_order_payment(ACCOUNT, order["id"], self.asset, self.network)
 
@@ -111,7 +115,7 @@ class Shop:
         return next(m for m in self.payments.list_methods() if (m["asset"], m["network"]) == (self.asset, self.network))
 
     def reviews(self) -> list[dict]:
-        return self.payments.list_reviews()
+        return self.payments.list_reviews()["items"]
 
 
 @pytest.fixture

@@ -138,7 +138,7 @@ def test_a_node_outage_makes_the_method_unavailable_then_nothing_is_missed(
     chain, shop, start_watcher, watching, tap, watcher_db, wait
 ):
     watcher = start_watcher()
-    assert shop.method()["available"]
+    wait(lambda: shop.method()["available"], what="the watcher's first report")
     order, payment = shop.order_payment()
     watching(watcher, payment)
     txid = chain.pay(payment, payment["amount_base_units"])

@@ -4,6 +4,7 @@
 """
 
 from kernodeck_kit.testing import truncate_all
+from services.payments.tests.helpers import Chain, report_watchers
 
 
 def test_an_exact_payment_makes_the_order_paid(node, shop, start_watcher, wait):
@@ -36,7 +37,10 @@ def test_two_partial_payments_add_up(node, shop, start_watcher, wait):
     assert {txid: t["state"] for txid, t in transfers.items()} == {first: "confirmed", second: "confirmed"}
 
 
-def test_an_address_created_before_the_watcher_first_ran_is_watched(node, shop, start_watcher, watcher_db, wait):
+def test_an_address_created_before_the_watcher_first_ran_is_watched(node, shop, stack, start_watcher, watcher_db, wait):
+    # Payments offers a network only once a watcher has reported on it: here one did (a replica since gone), and
+    # the watcher now started runs for the first time, on an empty database.
+    report_watchers(Chain(stack["payments"]), shop.network)
     order, payment = shop.order_payment()  # its address_watched event reaches no watcher queue yet
     start_watcher(start_height=node.height())  # an empty database while addresses are watched: the operator says
     wait(lambda: watcher_db.cursor_height() == node.height(), what="the first pass")
@@ -88,7 +92,7 @@ def test_a_node_outage_makes_the_method_unavailable_then_nothing_is_missed(
     node, shop, start_watcher, tap, watcher_db, wait
 ):
     start_watcher()
-    assert shop.method()["available"]
+    wait(lambda: shop.method()["available"], what="the watcher's first report")
     order, payment = shop.order_payment()
     node.pay(payment["address"], payment["amount_base_units"])
     node.mine(1)
