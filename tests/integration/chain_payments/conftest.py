@@ -19,6 +19,8 @@ from kernodeck_kit.doubles import ProvisioningDouble
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
+from services.payments.tests.conftest import RATES
+from services.payments.tests.helpers import run_entrypoint
 
 ACCOUNT = "acc-e2e"
 WATCHER_TESTS = Path(__file__).resolve().parents[3] / "services" / "chain-watchers" / "tests"
@@ -53,7 +55,13 @@ def seed_payments():
 
 
 @pytest.fixture
-def stack(container_factory, rabbit_config, databases, write_rates, payments_settings, seed_payments):
+def containers() -> dict:
+    """The services' started containers by name (`stack` starts them)."""
+    return {}
+
+
+@pytest.fixture
+def stack(container_factory, rabbit_config, databases, write_rates, payments_settings, seed_payments, containers):
     """catalog, orders and payments (and a double of provisioning's holds), started; their configs by name."""
     for url in databases.values():
         truncate_all(url)
@@ -66,9 +74,27 @@ def stack(container_factory, rabbit_config, databases, write_rates, payments_set
         "payments": service_config(rabbit_config, databases["payments"], payments_settings),
     }
     for name, cls in (("catalog", CatalogService), ("orders", OrdersService), ("payments", PaymentsService)):
-        container_factory(cls, configs[name]).start()
+        containers[name] = container_factory(cls, configs[name])
+        containers[name].start()
     container_factory(ProvisioningDouble.reset(), {**rabbit_config, "serializer": "json"}).start()
     return configs
+
+
+@pytest.fixture
+def configs(stack) -> dict:
+    """The started services' configs, under the name the integration suite's fixtures (payments_events) read."""
+    return stack
+
+
+@pytest.fixture
+def set_rates(containers, write_rates):
+    """`set_rates(LTC="80")`: the operator's rates file with these changes, read by payments now."""
+
+    def change(**changes: str) -> None:
+        write_rates({**RATES, **changes})
+        assert run_entrypoint(containers["payments"], "refresh_rates") == len(RATES)
+
+    return change
 
 
 @pytest.fixture
