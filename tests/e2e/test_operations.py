@@ -10,7 +10,10 @@ def test_liveness_and_readiness(client):
     ready = client.get("/readyz")
     assert ready.status_code == 200
     assert set(ready.json()["services"]) == {"catalog", "accounts", "orders", "payments", "provisioning", "support"}
-    assert ready.json()["watchers"] == {}  # this stack runs no chain watcher: none has reported
+    # This stack runs no chain node: it sends each network's watcher status as an up-to-date watcher would.
+    watchers = ready.json()["watchers"]
+    assert set(watchers) == {"bitcoin", "litecoin", "ethereum", "tron", "solana"}
+    assert {report["state"] for report in watchers.values()} == {"following"}
 
 
 def test_openapi_is_served_with_the_contract_paths(client):
