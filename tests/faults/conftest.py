@@ -133,7 +133,8 @@ def system(tmp_path_factory):
             devnet.nodes[NETWORK].mine(150)  # coins to spend: the node starts with one spendable coinbase
             # The gateway waits for the services as long as the 1,000 concurrent intents take to queue through
             # payments on a loaded 2-core machine, so that a slow answer is not taken for a lost one.
-            env = {**devnet.env(), "GATEWAY_RPC_TIMEOUT_S": "120"}
+            # One customer opens the 1,000 concurrent intents: the per-account limit of open intents is lifted.
+            env = {**devnet.env(), "GATEWAY_RPC_TIMEOUT_S": "120", "PAYMENTS_OPEN_INTENTS_PER_ACCOUNT": "1000"}
             with (
                 running_stack(
                     root / "logs",
