@@ -7,6 +7,9 @@ to a RemoteError subclass keeps every `except RemoteError` in the process
 working while carrying the ServiceError itself.
 """
 
+import json
+import sys
+
 import eventlet
 from nameko.exceptions import RemoteError, UnknownService, get_module_path, registry
 
@@ -41,3 +44,16 @@ def call_service(method, *args, timeout: float = 5.0, **kwargs):
         raise ServiceError(
             ErrorCode.SERVICE_UNAVAILABLE, f"{method.service_name} is not answering, try again"
         ) from None
+
+
+def print_call(method, *args, timeout: float = 30.0) -> int:
+    """An operator command's call: the answer printed as JSON (exit status 0), or the service's refusal with its
+    code and field errors on stderr (exit status 1)."""
+    try:
+        result = call_service(method, *args, timeout=timeout)
+    except ServiceError as refused:
+        detail = "; ".join(f"{e['field']}: {e['message']}" for e in refused.errors) or refused.detail
+        print(f"refused ({refused.code}): {detail}", file=sys.stderr)
+        return 1
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 0

@@ -12,7 +12,6 @@ kernodeck-admin payments solana-pool                      # how many unused addr
 
 import argparse
 import getpass
-import json
 import sys
 from pathlib import Path
 
@@ -77,8 +76,7 @@ def rpc_command(args) -> int:
     green.patch()
     from nameko.standalone.rpc import ClusterRpcProxy
 
-    from kernodeck_contracts.errors import ServiceError
-    from kernodeck_kit.rpc_errors import call_service
+    from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
 
     with ClusterRpcProxy(ServiceSettings(service_name="payments-admin").nameko_config()) as cluster:
@@ -98,14 +96,7 @@ def rpc_command(args) -> int:
             ),
         }
         method, *call_args = calls[args.command]()
-        try:
-            result = call_service(method, *call_args, timeout=30)
-        except ServiceError as refused:
-            detail = "; ".join(f"{e['field']}: {e['message']}" for e in refused.errors) or refused.detail
-            print(f"refused ({refused.code}): {detail}", file=sys.stderr)
-            return 1
-    print(json.dumps(result, indent=2))
-    return 0
+        return print_call(method, *call_args)
 
 
 if __name__ == "__main__":

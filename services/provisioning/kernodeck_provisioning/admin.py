@@ -9,7 +9,6 @@ kernodeck-admin nodes retire NODE_ID       # refused while a rental is live: dra
 """
 
 import argparse
-import json
 import sys
 
 
@@ -20,8 +19,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from nameko.standalone.rpc import ClusterRpcProxy
 
-    from kernodeck_contracts.errors import ServiceError
-    from kernodeck_kit.rpc_errors import call_service
+    from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
 
     parser = argparse.ArgumentParser(prog="kernodeck-admin nodes", description=__doc__.splitlines()[0])
@@ -49,28 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     config = ServiceSettings(service_name="provisioning-admin").nameko_config()
     with ClusterRpcProxy(config) as cluster:
         provisioning = cluster.provisioning
-        try:
-            if args.command == "add-node":
-                result = call_service(
-                    provisioning.add_node,
-                    args.host,
-                    args.port,
-                    args.host_key,
-                    args.model,
-                    args.gpus,
-                    args.note,
-                    timeout=30,
-                )
-            elif args.command == "list-nodes":
-                result = call_service(provisioning.list_nodes, timeout=30)
-            else:
-                result = call_service(provisioning.set_node_state, args.node_id, args.state, args.note, timeout=30)
-        except ServiceError as refused:
-            detail = "; ".join(f"{e['field']}: {e['message']}" for e in refused.errors) or refused.detail
-            print(f"refused ({refused.code}): {detail}", file=sys.stderr)
-            return 1
-    print(json.dumps(result, indent=2))
-    return 0
+        if args.command == "add-node":
+            call = (provisioning.add_node, args.host, args.port, args.host_key, args.model, args.gpus, args.note)
+        elif args.command == "list-nodes":
+            call = (provisioning.list_nodes,)
+        else:
+            call = (provisioning.set_node_state, args.node_id, args.state, args.note)
+        return print_call(*call)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ kernodeck-admin support refuse REQUEST_ID "the reason"      # an extension, refu
 """
 
 import argparse
-import json
 import sys
 
 OPERATOR = "operator-command"  # the author of answers given from this command
@@ -21,8 +20,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from nameko.standalone.rpc import ClusterRpcProxy
 
-    from kernodeck_contracts.errors import ServiceError
-    from kernodeck_kit.rpc_errors import call_service
+    from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
 
     parser = argparse.ArgumentParser(prog="kernodeck-admin support", description=__doc__.splitlines()[0])
@@ -52,14 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             "refuse": lambda: (support.refuse_extension, args.author, args.request_id, args.reason),
         }
         method, *call_args = calls[args.command]()
-        try:
-            result = call_service(method, *call_args, timeout=30)
-        except ServiceError as refused:
-            detail = "; ".join(f"{e['field']}: {e['message']}" for e in refused.errors) or refused.detail
-            print(f"refused ({refused.code}): {detail}", file=sys.stderr)
-            return 1
-    print(json.dumps(result, indent=2, ensure_ascii=False))
-    return 0
+        return print_call(method, *call_args)
 
 
 if __name__ == "__main__":
