@@ -56,7 +56,7 @@ def race(engine):
     """race(calls): each `(fn, *args)` as `fn(session, *args)` in its own greenthread and transaction.
 
     Returns what each call returned, or the code of the ServiceError it raised.
-    On PostgreSQL the greenthreads interleave (psycogreen yields on every
+    On PostgreSQL the greenthreads interleave (the kit's wait callback yields on every
     query); on SQLite the kit's one-connection engine queues them.
     """
     if is_postgres(engine):
