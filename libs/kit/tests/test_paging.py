@@ -1,4 +1,4 @@
-"""Pages by key, newest first, with a stable cursor: the rules, in memory and as SQL."""
+"""Pages by key, newest or oldest first, with a stable cursor: the rules, in memory and as SQL."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -18,10 +18,10 @@ def key(item):
     return item
 
 
-def pages(read, limit: int) -> list[list]:
+def pages(read, limit: int, oldest_first: bool = False) -> list[list]:
     shown, cursor = [], None
     while True:
-        page = Page.ask(limit, cursor)
+        page = Page.ask(limit, cursor, oldest_first=oldest_first)
         answer = page.answer(read(page), key, lambda item: item)
         shown.append(answer["items"])
         cursor = answer["next_cursor"]
@@ -33,6 +33,10 @@ def test_pages_in_memory_cover_every_item_once_newest_first():
     assert pages(lambda page: page.take(ITEMS, key), 3) == [ITEMS[:-4:-1], ITEMS[-4:-7:-1], ITEMS[:1]]
     assert pages(lambda page: page.take(ITEMS, key), 7) == [ITEMS[::-1]]
     assert pages(lambda page: page.take([], key), 7) == [[]]
+
+
+def test_pages_oldest_first_cover_every_item_once_in_order():
+    assert pages(lambda page: page.take(ITEMS, key), 3, oldest_first=True) == [ITEMS[:3], ITEMS[3:6], ITEMS[6:]]
 
 
 def test_items_added_after_the_first_page_shift_nothing():
@@ -65,6 +69,7 @@ def test_pages_in_sql_are_the_same_pages():
         return [(at.replace(tzinfo=UTC), id_) for at, id_ in rows]
 
     assert pages(read, 3) == [ITEMS[:-4:-1], ITEMS[-4:-7:-1], ITEMS[:1]]
+    assert pages(read, 3, oldest_first=True) == [ITEMS[:3], ITEMS[3:6], ITEMS[6:]]
 
 
 @pytest.mark.parametrize("limit", [1, 200, None])

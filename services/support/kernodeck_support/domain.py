@@ -89,6 +89,11 @@ class SupportRequest:
     updated_at: datetime | None = None
 
 
+def request_key(request: SupportRequest) -> tuple:
+    """Where a request stands in its lists (kernodeck_kit.paging)."""
+    return request.created_at, request.id
+
+
 @dataclass
 class Extension:
     id: str

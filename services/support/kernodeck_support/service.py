@@ -9,14 +9,16 @@ from kernodeck_contracts.events import PaymentSettled, RentalExtended, RentalExt
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.paging import Page
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.types import utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_support import metrics, use_cases
+from kernodeck_support.domain import request_key
 from kernodeck_support.state_metrics import read_state
 from kernodeck_support.store import SqlSupport
-from kernodeck_support.views import extension_view, page_view, request_view
+from kernodeck_support.views import extension_view, request_view
 
 
 class SupportService:
@@ -62,7 +64,9 @@ class SupportService:
 
     @rpc(expected_exceptions=ServiceError)
     def list_requests(self, account_id, limit=None, cursor=None) -> dict:
-        return page_view(*use_cases.customer_requests(self.units, account_id, limit, cursor))
+        """{"items": one page of the account's requests, newest first, "next_cursor"} (kernodeck_kit.paging)."""
+        page = Page.ask(limit, cursor)
+        return page.answer(use_cases.customer_requests(self.units, account_id, page), request_key, request_view)
 
     @rpc(expected_exceptions=ServiceError)
     def list_extensions(self, account_id, order_ids) -> dict[str, list[dict]]:
@@ -76,7 +80,10 @@ class SupportService:
 
     @rpc(expected_exceptions=ServiceError)
     def list_queue(self, status=None, limit=None, cursor=None) -> dict:
-        return page_view(*use_cases.requests_in(self.units, status, limit, cursor), operator=True)
+        """{"items": one page of the requests in `status`, oldest first, "next_cursor"}."""
+        page = Page.ask(limit, cursor, oldest_first=True)
+        found = use_cases.requests_in(self.units, status, page)
+        return page.answer(found, request_key, lambda request: request_view(request, operator=True))
 
     @rpc(expected_exceptions=ServiceError)
     def get_request(self, request_id) -> dict:

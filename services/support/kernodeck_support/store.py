@@ -2,10 +2,11 @@
 
 from datetime import datetime
 
-from sqlalchemy import Index, and_, or_, update
+from sqlalchemy import Index, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_kit.outbox import Tx
+from kernodeck_kit.paging import Page
 from kernodeck_kit.types import UtcDateTime
 from kernodeck_support.domain import (
     Answer,
@@ -15,7 +16,6 @@ from kernodeck_support.domain import (
     RequestStatus,
     SupportRequest,
 )
-from kernodeck_support.paging import Position
 
 
 class RequestRow(SQLModel, table=True):
@@ -104,21 +104,15 @@ class SqlSupport:
         row = self.session.exec(query.with_for_update() if lock else query).first()
         return None if row is None else self._with_answers([row])[0]
 
-    def requests_of(self, account_id: str, limit: int, after: Position | None) -> list[SupportRequest]:
-        """The account's requests, newest first."""
+    def requests_of(self, account_id: str, page: Page) -> list[SupportRequest]:
+        """A page of the account's requests, newest first."""
         query = select(RequestRow).where(RequestRow.account_id == account_id)
-        if after is not None:
-            query = query.where(_before(after))
-        rows = self.session.exec(query.order_by(RequestRow.created_at.desc(), RequestRow.id.desc()).limit(limit))
-        return self._with_answers(rows.all())
+        return self._with_answers(self.session.exec(page.select(query, RequestRow.created_at, RequestRow.id)).all())
 
-    def requests_by_status(self, status: RequestStatus, limit: int, after: Position | None) -> list[SupportRequest]:
-        """Requests in `status`, oldest first: the queue in the order it came."""
+    def requests_by_status(self, status: RequestStatus, page: Page) -> list[SupportRequest]:
+        """A page of the requests in `status`, oldest first: the queue in the order it came."""
         query = select(RequestRow).where(RequestRow.status == status.value)
-        if after is not None:
-            query = query.where(_after(after))
-        rows = self.session.exec(query.order_by(RequestRow.created_at, RequestRow.id).limit(limit))
-        return self._with_answers(rows.all())
+        return self._with_answers(self.session.exec(page.select(query, RequestRow.created_at, RequestRow.id)).all())
 
     def save_request(self, request: SupportRequest) -> None:
         self.session.execute(
@@ -162,16 +156,6 @@ class SqlSupport:
             .where(ExtensionRow.id == extension.id)
             .values(status=extension.status.value, payment_id=extension.payment_id, updated_at=extension.updated_at)
         )
-
-
-def _before(position: Position):
-    at, last_id = position
-    return or_(RequestRow.created_at < at, and_(RequestRow.created_at == at, RequestRow.id < last_id))
-
-
-def _after(position: Position):
-    at, last_id = position
-    return or_(RequestRow.created_at > at, and_(RequestRow.created_at == at, RequestRow.id > last_id))
 
 
 def _request(row: RequestRow, answers: list[Answer]) -> SupportRequest:

@@ -22,6 +22,7 @@ from kernodeck_contracts.events import (
     SupportRequestOpened,
 )
 from kernodeck_contracts.money import format_usd
+from kernodeck_kit.paging import Page
 from kernodeck_kit.types import rfc3339
 from kernodeck_kit.units import Units
 from kernodeck_support.domain import (
@@ -37,7 +38,6 @@ from kernodeck_support.domain import (
     move_extension,
     payable_refusal,
 )
-from kernodeck_support.paging import Position, check_limit, decode_cursor, encode_cursor
 
 OrderOf = Callable[[str, str], dict]
 PriceOf = Callable[[dict, int], int]
@@ -46,8 +46,8 @@ PriceOf = Callable[[dict, int], int]
 class SupportUnit(Protocol):
     def add_request(self, request: SupportRequest) -> None: ...
     def get_request(self, request_id: str, lock: bool = False) -> SupportRequest | None: ...
-    def requests_of(self, account_id: str, limit: int, after: Position | None) -> list[SupportRequest]: ...
-    def requests_by_status(self, status: RequestStatus, limit: int, after: Position | None) -> list[SupportRequest]: ...
+    def requests_of(self, account_id: str, page: Page) -> list[SupportRequest]: ...
+    def requests_by_status(self, status: RequestStatus, page: Page) -> list[SupportRequest]: ...
 
     def save_request(self, request: SupportRequest) -> None: ...
     def add_answer(self, request_id: str, reply: Answer) -> None: ...
@@ -94,22 +94,21 @@ def open_request(
     return request
 
 
-def customer_requests(units: Units[SupportUnit], account_id: str, limit=None, cursor=None) -> tuple[list, str | None]:
-    """The account's requests with their answers, newest first, a page at a time."""
-    limit, after = check_limit(limit), decode_cursor(cursor)
+def customer_requests(units: Units[SupportUnit], account_id: str, page: Page) -> list[SupportRequest]:
+    """One page of the account's requests with their answers, newest first (one more when there is more)."""
     with units.transaction() as unit:
-        return _page(unit.requests_of(account_id, limit + 1, after), limit)
+        return unit.requests_of(account_id, page)
 
 
-def requests_in(units: Units[SupportUnit], status, limit=None, cursor=None) -> tuple[list, str | None]:
-    """Operators' queue: the requests in `status` (open ones by default), oldest first."""
+def requests_in(units: Units[SupportUnit], status, page: Page) -> list[SupportRequest]:
+    """One page of the operators' queue: the requests in `status` (open ones by default), oldest first
+    (`page` asked oldest_first; one more when there is more)."""
     try:
         wanted = RequestStatus(status or RequestStatus.OPEN)
     except ValueError:
         raise ServiceError.field("status", "status must be open or answered") from None
-    limit, after = check_limit(limit), decode_cursor(cursor)
     with units.transaction() as unit:
-        return _page(unit.requests_by_status(wanted, limit + 1, after), limit)
+        return unit.requests_by_status(wanted, page)
 
 
 def get_request(units: Units[SupportUnit], request_id) -> SupportRequest:
@@ -283,8 +282,3 @@ def _found(request: SupportRequest | None) -> SupportRequest:
         raise ServiceError(ErrorCode.NOT_FOUND, "no such support request")
     return request
 
-
-def _page(found: list[SupportRequest], limit: int) -> tuple[list[SupportRequest], str | None]:
-    items = found[:limit]
-    more = len(found) > limit
-    return items, encode_cursor((items[-1].created_at, items[-1].id)) if more else None

@@ -29,10 +29,6 @@ def request_view(request: SupportRequest, operator: bool = False) -> dict:
     }
 
 
-def page_view(items: list[SupportRequest], next_cursor: str | None, operator: bool = False) -> dict:
-    return {"items": [request_view(r, operator) for r in items], "next_cursor": next_cursor}
-
-
 def extension_view(extension: Extension) -> dict:
     return {
         "id": extension.id,

@@ -3,9 +3,9 @@
 from copy import deepcopy
 from dataclasses import dataclass, field
 
+from kernodeck_kit.paging import Page
 from kernodeck_kit.units import MemoryUnits
-from kernodeck_support.domain import Answer, Extension, RequestStatus, SupportRequest
-from kernodeck_support.paging import Position
+from kernodeck_support.domain import Answer, Extension, RequestStatus, SupportRequest, request_key
 
 
 @dataclass
@@ -25,19 +25,13 @@ class MemorySupport:
     def get_request(self, request_id: str, lock: bool = False) -> SupportRequest | None:
         return deepcopy(self.tables.requests.get(request_id))
 
-    def requests_of(self, account_id: str, limit: int, after: Position | None) -> list[SupportRequest]:
-        mine = sorted(
-            (r for r in self.tables.requests.values() if r.account_id == account_id),
-            key=lambda r: (r.created_at, r.id),
-            reverse=True,
-        )
-        return deepcopy([r for r in mine if after is None or (r.created_at, r.id) < after][:limit])
+    def requests_of(self, account_id: str, page: Page) -> list[SupportRequest]:
+        mine = [r for r in self.tables.requests.values() if r.account_id == account_id]
+        return deepcopy(page.take(mine, request_key))
 
-    def requests_by_status(self, status: RequestStatus, limit: int, after: Position | None) -> list[SupportRequest]:
-        queue = sorted(
-            (r for r in self.tables.requests.values() if r.status == status), key=lambda r: (r.created_at, r.id)
-        )
-        return deepcopy([r for r in queue if after is None or (r.created_at, r.id) > after][:limit])
+    def requests_by_status(self, status: RequestStatus, page: Page) -> list[SupportRequest]:
+        queue = [r for r in self.tables.requests.values() if r.status == status]
+        return deepcopy(page.take(queue, request_key))
 
     def save_request(self, request: SupportRequest) -> None:
         stored = self.tables.requests[request.id]

@@ -66,3 +66,18 @@ def test_an_extension_confirmed_over_rpc_is_priced_from_the_catalog(support, nei
     with pytest.raises(RemoteError) as ended:
         support.open_request("alice", "o2", "extension", "m", {"extra_days": 7, "due_by": DUE})
     assert ended.value.code == "invalid_state"
+
+
+def test_both_lists_are_pages_from_the_tables(support, neighbours):
+    neighbours["o1"] = an_order("o1", "alice")
+    opened = [support.open_request("alice", "o1", "question", f"question {n}")["id"] for n in range(3)]
+    mine = support.list_requests("alice", 2)
+    rest = support.list_requests("alice", 2, mine["next_cursor"])
+    assert [r["id"] for r in mine["items"] + rest["items"]] == opened[::-1] and rest["next_cursor"] is None
+    queue = support.list_queue("open", 2)
+    rest = support.list_queue("open", 2, queue["next_cursor"])
+    assert [r["id"] for r in queue["items"] + rest["items"]] == opened and rest["next_cursor"] is None
+    for limit, cursor in ((0, None), (201, None), (2, "not-a-cursor")):
+        with pytest.raises(RemoteError) as refused:
+            support.list_queue("open", limit, cursor)
+        assert refused.value.code == "validation_error"

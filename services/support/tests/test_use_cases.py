@@ -15,7 +15,9 @@ from kernodeck_contracts.events import (
     SupportRequestAnswered,
     SupportRequestOpened,
 )
+from kernodeck_kit.paging import Page
 from kernodeck_support import use_cases
+from kernodeck_support.domain import request_key
 from services.support.tests.memory import memory_units
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -98,37 +100,48 @@ def test_an_extension_of_an_order_that_is_over_or_unpaid_is_refused(units, order
     assert units.state.requests == {}
 
 
+def pages(read, oldest_first: bool = False) -> list[list[str]]:
+    """The ids of each page of two that `read(page)` gives, following the cursors to the end."""
+    shown, cursor = [], None
+    while True:
+        page = Page.ask(2, cursor, oldest_first=oldest_first)
+        answer = page.answer(read(page), request_key, lambda request: request.id)
+        shown.append(answer["items"])
+        cursor = answer["next_cursor"]
+        if cursor is None:
+            return shown
+
+
 def test_the_customer_pages_through_their_requests_newest_first(units, orders):
     for minute in range(5):
         open_(units, orders, at=NOW + timedelta(minutes=minute))
-    first, cursor = use_cases.customer_requests(units, "alice", limit=2)
-    second, cursor2 = use_cases.customer_requests(units, "alice", limit=2, cursor=cursor)
-    third, end = use_cases.customer_requests(units, "alice", limit=2, cursor=cursor2)
-    assert [r.id for r in first + second + third] == ["r5", "r4", "r3", "r2", "r1"]
-    assert end is None
-    assert use_cases.customer_requests(units, "bob") == ([], None)
-    for limit in (0, 201, "2", True):
-        with pytest.raises(ServiceError):
-            use_cases.customer_requests(units, "alice", limit=limit)
-    use_cases.customer_requests(units, "alice", limit=200)
-    with pytest.raises(ServiceError) as bad_cursor:
-        use_cases.customer_requests(units, "alice", cursor="not-a-cursor")
-    assert bad_cursor.value.errors[0]["field"] == "cursor"
+    assert pages(lambda page: use_cases.customer_requests(units, "alice", page)) == [["r5", "r4"], ["r3", "r2"], ["r1"]]
+    assert pages(lambda page: use_cases.customer_requests(units, "bob", page)) == [[]]
+
+
+def test_operators_page_through_the_queue_oldest_first(units, orders):
+    for minute in range(5):
+        open_(units, orders, at=NOW + timedelta(minutes=minute))
+    use_cases.answer_request(units, "op1", "r2", "Done.", NOW)
+    queue = pages(lambda page: use_cases.requests_in(units, "open", page), oldest_first=True)
+    assert queue == [["r1", "r3"], ["r4", "r5"]]
+    assert pages(lambda page: use_cases.requests_in(units, "answered", page), oldest_first=True) == [["r2"]]
 
 
 def test_an_answer_leaves_the_open_queue_and_reaches_the_customer(units, orders):
     first = open_(units, orders)
     second = open_(units, orders, at=NOW + timedelta(minutes=1))
-    assert [r.id for r in use_cases.requests_in(units, None)[0]] == [first.id, second.id]  # oldest first
+    queue = Page.ask(oldest_first=True)
+    assert [r.id for r in use_cases.requests_in(units, None, queue)] == [first.id, second.id]  # oldest first
     use_cases.answer_request(units, "op1", first.id, "One payment settled; the second is in review.", NOW)
-    assert [r.id for r in use_cases.requests_in(units, "open")[0]] == [second.id]
-    assert [r.id for r in use_cases.requests_in(units, "answered")[0]] == [first.id]
+    assert [r.id for r in use_cases.requests_in(units, "open", queue)] == [second.id]
+    assert [r.id for r in use_cases.requests_in(units, "answered", queue)] == [first.id]
     shown = use_cases.get_request(units, first.id)
     assert [a.text for a in shown.answers] == ["One payment settled; the second is in review."]
     (answered,) = units.of(SupportRequestAnswered)
     assert (answered.request_id, answered.answer) == (first.id, "One payment settled; the second is in review.")
     with pytest.raises(ServiceError):
-        use_cases.requests_in(units, "closed")
+        use_cases.requests_in(units, "closed", queue)
 
 
 def test_an_answer_must_be_text_and_the_request_must_exist(units, orders):
