@@ -21,6 +21,7 @@ export const en = {
   "common.save": "Save",
   "common.cancel": "Cancel",
   "common.back": "Back",
+  "common.more": "Show more",
   "error.generic": "Something went wrong: {detail}",
   "error.network": "The server cannot be reached. Check your connection and try again.",
   "error.validation": "Some fields need attention.",

@@ -22,6 +22,7 @@ export const id: Record<Key, string> = {
   "common.save": "Simpan",
   "common.cancel": "Batal",
   "common.back": "Kembali",
+  "common.more": "Tampilkan lebih banyak",
   "error.generic": "Terjadi kesalahan: {detail}",
   "error.network": "Server tidak dapat dihubungi. Periksa koneksi Anda lalu coba lagi.",
   "error.validation": "Beberapa isian perlu diperbaiki.",

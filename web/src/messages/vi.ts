@@ -22,6 +22,7 @@ export const vi: Record<Key, string> = {
   "common.save": "Lưu",
   "common.cancel": "Hủy",
   "common.back": "Quay lại",
+  "common.more": "Xem thêm",
   "error.generic": "Đã xảy ra lỗi: {detail}",
   "error.network": "Không kết nối được máy chủ. Hãy kiểm tra kết nối và thử lại.",
   "error.validation": "Một số trường cần được sửa.",

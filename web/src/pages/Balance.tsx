@@ -1,28 +1,26 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, must, type Problem, type Schemas } from "../api/client";
+import { More } from "../components/More";
 import { Instructions, MethodChooser } from "../components/Payment";
 import { ProblemNotice } from "../components/ProblemNotice";
 import { dateTime, t, usd } from "../i18n";
 import { useLive } from "../live";
+import { usePaged } from "../paging";
 
 const AMOUNTS = ["100", "500", "2000", "10000"] as const;
 
 export function Balance() {
   const [balance, setBalance] = useState<Schemas["Balance"] | null>(null);
-  const [ledger, setLedger] = useState<Schemas["LedgerEntry"][]>([]);
-  const [topups, setTopups] = useState<Schemas["Topup"][]>([]);
   const [amount, setAmount] = useState<(typeof AMOUNTS)[number]>("100");
   const [paying, setPaying] = useState<string | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
-  const reload = () =>
-    Promise.all([
-      must(api.GET("/api/v1/me/balance")).then(setBalance),
-      must(api.GET("/api/v1/me/ledger")).then((page) => setLedger(page.items)),
-      must(api.GET("/api/v1/topups")).then((page) => setTopups(page.items)),
-    ]).catch(setProblem);
+  const ledger = usePaged((query) => must(api.GET("/api/v1/me/ledger", { params: { query } })), setProblem);
+  const topups = usePaged((query) => must(api.GET("/api/v1/topups", { params: { query } })), setProblem);
+  const loadBalance = () => must(api.GET("/api/v1/me/balance")).then(setBalance, setProblem);
+  const reload = () => Promise.all([loadBalance(), ledger.reload(), topups.reload()]);
   useEffect(() => {
-    reload();
+    loadBalance();
   }, []);
 
   const topUp = async (m: Schemas["PaymentMethod"]) => {
@@ -74,9 +72,8 @@ export function Balance() {
       </section>
       <section class="card" aria-labelledby="ledger-title">
         <h2 id="ledger-title">{t("ledger.title")}</h2>
-        {ledger.length === 0 ? (
-          <p>{t("ledger.empty")}</p>
-        ) : (
+        {ledger.items?.length === 0 && <p>{t("ledger.empty")}</p>}
+        {ledger.items?.length ? (
           <table>
             <thead>
               <tr>
@@ -86,7 +83,7 @@ export function Balance() {
               </tr>
             </thead>
             <tbody>
-              {ledger.map((e) => (
+              {ledger.items.map((e) => (
                 <tr key={e.at + e.ref}>
                   <td>{dateTime(e.at)}</td>
                   <td>{e.reason}</td>
@@ -95,20 +92,22 @@ export function Balance() {
               ))}
             </tbody>
           </table>
-        )}
+        ) : null}
+        <More list={ledger} />
       </section>
-      {topups.length > 0 && (
+      {topups.items?.length ? (
         <section class="card" aria-labelledby="topups-title">
           <h2 id="topups-title">{t("topups.title")}</h2>
           <ul class="list">
-            {topups.map((topup) => (
+            {topups.items.map((topup) => (
               <li key={topup.id}>
                 {usd(topup.amount_usd)} · {topup.payment.asset} · {topup.status === "credited" ? t("topup.credited") : t(`payment.${topup.status}`)}
               </li>
             ))}
           </ul>
+          <More list={topups} />
         </section>
-      )}
+      ) : null}
     </section>
   );
 }

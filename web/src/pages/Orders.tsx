@@ -1,23 +1,23 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, must, type Problem, type Schemas } from "../api/client";
+import { More } from "../components/More";
 import { ProblemNotice } from "../components/ProblemNotice";
 import { dateTime, t, usd } from "../i18n";
+import { usePaged } from "../paging";
 
 export const describe = (s: Schemas["OrderSummary"]) =>
   `${s.lots} × ${s.model_name} · ${t("config.days", { n: s.duration_days })} · ${usd(s.total_usd)}`;
 
 export function Orders() {
-  const [orders, setOrders] = useState<Schemas["Order"][] | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
-  useEffect(() => {
-    must(api.GET("/api/v1/orders")).then((page) => setOrders(page.items), setProblem);
-  }, []);
+  const list = usePaged((query) => must(api.GET("/api/v1/orders", { params: { query } })), setProblem);
+  const orders = list.items;
   return (
     <section aria-labelledby="orders-title">
       <h1 id="orders-title">{t("orders.title")}</h1>
       <ProblemNotice problem={problem} />
       {orders?.length === 0 && <p>{t("orders.empty")}</p>}
-      <ul class="list">
+      <ul class="list" data-testid="orders">
         {orders?.map((order) => (
           <li key={order.id} class="card row">
             <a href={`#/orders/${order.id}`}>
@@ -27,6 +27,7 @@ export function Orders() {
           </li>
         ))}
       </ul>
+      <More list={list} />
     </section>
   );
 }

@@ -1,8 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, must, type Problem, type Schemas } from "../api/client";
 import { Field, fieldError } from "../components/Field";
+import { More } from "../components/More";
 import { ProblemNotice } from "../components/ProblemNotice";
 import { dateTime, t, type Key } from "../i18n";
+import { usePaged } from "../paging";
 import { path } from "../router";
 import { describe } from "./Orders";
 
@@ -10,27 +12,28 @@ type NewRequest = Schemas["NewSupportRequest"];
 type Kind = NewRequest["kind"];
 const KINDS: Kind[] = ["incident", "extension", "question"];
 const INCIDENT_TEXTS = ["launch_command", "versions", "first_error", "minimal_example"] as const;
+// The orders to choose from: the API's largest page of the newest ones.
+const ORDERS_TO_CHOOSE = 200;
 
 export function Support() {
   const [orders, setOrders] = useState<Schemas["Order"][]>([]);
-  const [requests, setRequests] = useState<Schemas["SupportRequest"][]>([]);
   const [problem, setProblem] = useState<Problem | null>(null);
-  const reload = () => must(api.GET("/api/v1/support-requests")).then((page) => setRequests(page.items), setProblem);
+  const requests = usePaged((query) => must(api.GET("/api/v1/support-requests", { params: { query } })), setProblem);
   useEffect(() => {
-    must(api.GET("/api/v1/orders")).then((page) => setOrders(page.items), setProblem);
-    reload();
+    const query = { limit: ORDERS_TO_CHOOSE };
+    must(api.GET("/api/v1/orders", { params: { query } })).then((page) => setOrders(page.items), setProblem);
   }, []);
   return (
     <section aria-labelledby="support-title">
       <h1 id="support-title">{t("support.title")}</h1>
       <p>{t("support.intro")}</p>
       <ProblemNotice problem={problem} />
-      {orders.length > 0 && <RequestForm orders={orders} onSent={reload} />}
+      {orders.length > 0 && <RequestForm orders={orders} onSent={requests.reload} />}
       <section class="card" aria-labelledby="requests-title">
         <h2 id="requests-title">{t("support.mine")}</h2>
-        {requests.length === 0 && <p>{t("support.none")}</p>}
-        <ul class="list">
-          {requests.map((request) => (
+        {requests.items?.length === 0 && <p>{t("support.none")}</p>}
+        <ul class="list" data-testid="requests">
+          {requests.items?.map((request) => (
             <li key={request.id} class="request" data-request={request.id}>
               <p>
                 <strong>{t(`support.kind.${request.kind}`)}</strong> · <code>{request.order_id}</code> ·{" "}
@@ -46,6 +49,7 @@ export function Support() {
             </li>
           ))}
         </ul>
+        <More list={requests} />
       </section>
     </section>
   );
