@@ -1,7 +1,8 @@
 """Units of work: what a use case reads and changes in one transaction, and the events it emits with it.
 
 A service's use cases take their unit (the service's repositories and `emit`) from `Units`:
-`SqlUnits` opens one per database transaction of the service's Store (events leave through the outbox),
+`SqlUnits` opens one per database transaction of the service's Store (a `SqlUnit`: events leave through
+the outbox),
 `MemoryUnits` one over plain objects, so that tests run the same use cases, rules and all, in
 milliseconds. Both have `consume(consumer, event)`, which gives None for an event applied before, and
 `consume_each(consumer, events)`, one unit for events that came together with those not applied before.
@@ -11,6 +12,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from copy import deepcopy
 from typing import Generic, Protocol, TypeVar
+
+from sqlmodel import Session
 
 from kernodeck_contracts.events import Event
 from kernodeck_kit.outbox import Store, Tx
@@ -25,6 +28,15 @@ class Units(Protocol[U]):
     def consume(self, consumer: str, event: Event) -> Iterator[U | None]: ...
 
     def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[U, list[Event]]]: ...
+
+
+class SqlUnit:
+    """The base of a service's unit on one database transaction: its `session`, and `emit`, which writes the
+    event into the outbox in that same transaction."""
+
+    def __init__(self, tx: Tx):
+        self.session: Session = tx.session
+        self.emit: Callable[[Event], None] = tx.emit
 
 
 class SqlUnits(Generic[U]):

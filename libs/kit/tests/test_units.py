@@ -8,7 +8,7 @@ from kernodeck_contracts.events import CapacityChanged, OrderStatusChanged
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
-from kernodeck_kit.units import MemoryUnits, SqlUnits
+from kernodeck_kit.units import MemoryUnits, SqlUnit, SqlUnits
 
 
 def changed(order_id: str) -> OrderStatusChanged:
@@ -71,13 +71,13 @@ def test_an_event_is_applied_once_and_again_after_a_failure(units):
 def test_sql_units_apply_an_event_once_and_emit_through_the_outbox(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path / 'units.db'}")
     SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
-    units = SqlUnits(Store(engine, "orders", relay=None), lambda tx: tx)
+    units = SqlUnits(Store(engine, "orders", relay=None), SqlUnit)
     event = changed("o1")
     applied = []
     for _ in range(2):
-        with units.consume("payments", event) as tx:
-            if tx is not None:
-                tx.emit(changed("o2"))
+        with units.consume("payments", event) as unit:
+            if unit is not None:
+                unit.emit(changed("o2"))
                 applied.append(event.event_id)
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(OutboxMessage)).scalar_one() == 1

@@ -9,8 +9,8 @@ from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_accounts.domain import Account, Registration, email_taken
 from kernodeck_kit.db import is_postgres
-from kernodeck_kit.outbox import Tx
 from kernodeck_kit.types import UtcDateTime
+from kernodeck_kit.units import SqlUnit
 
 
 class AccountRow(SQLModel, table=True):
@@ -197,12 +197,8 @@ def _account(row: AccountRow | None) -> Account | None:
     )
 
 
-class SqlAccounts:
+class SqlAccounts(SqlUnit):
     """The accounts' unit of work on one database transaction."""
-
-    def __init__(self, tx: Tx):
-        self.session = tx.session
-        self.emit = tx.emit
 
     def find_account(self, email_normalized: str) -> Account | None:
         return _account(find_account(self.session, email_normalized))

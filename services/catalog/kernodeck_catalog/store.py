@@ -6,8 +6,8 @@ from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_catalog.domain import DURATIONS_DAYS, Capacity, Catalog, GpuModel, Preparation
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.outbox import Tx
 from kernodeck_kit.types import UtcDateTime
+from kernodeck_kit.units import SqlUnit
 
 
 class GpuModelRow(SQLModel, table=True):
@@ -92,12 +92,8 @@ def load_catalog(session: Session) -> Catalog:
     )
 
 
-class SqlCatalog:
+class SqlCatalog(SqlUnit):
     """The catalog's unit of work on one database transaction."""
-
-    def __init__(self, tx: Tx):
-        self.session = tx.session
-        self.emit = tx.emit
 
     def catalog(self) -> Catalog:
         return load_catalog(self.session)

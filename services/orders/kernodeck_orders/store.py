@@ -6,9 +6,10 @@ from sqlalchemy import Index, and_, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
-from kernodeck_kit.outbox import Tx
 from kernodeck_kit.paging import Page
+from kernodeck_kit.rows import copy_as
 from kernodeck_kit.types import UtcDateTime
+from kernodeck_kit.units import SqlUnit
 from kernodeck_orders.domain import (
     AWAITING_TRANSFER,
     IN_FLIGHT,
@@ -187,27 +188,18 @@ def _timeline_row(order_id: str, entry: TimelineEntry) -> TimelineRow:
 
 
 def _order(row: OrderRow, timeline: list[TimelineEntry]) -> Order:
-    return Order(
-        id=row.id,
-        account_id=row.account_id,
+    return copy_as(
+        Order,
+        row,
         status=OrderStatus(row.status),
-        summary=OrderSummary(**{name: getattr(row, name) for name in OrderSummary.model_fields}),
-        created_at=row.created_at,
-        updated_at=row.updated_at,
+        summary=copy_as(OrderSummary, row),
         timeline=timeline,
-        version=row.version,
-        ssh_public_key=row.ssh_public_key,
-        preparation_note=row.preparation_note,
         rental=None if row.delivered_at is None else RentalDates(row.delivered_at, row.starts_at, row.ends_at),
     )
 
 
-class SqlOrders:
+class SqlOrders(SqlUnit):
     """The orders' unit of work on one database transaction."""
-
-    def __init__(self, tx: Tx):
-        self.session = tx.session
-        self.emit = tx.emit
 
     def add(self, order: Order) -> None:
         add_order(self.session, order)

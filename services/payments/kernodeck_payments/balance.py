@@ -5,8 +5,7 @@ from typing import Protocol
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import BalanceDebited, Event, PaymentSettled
-from kernodeck_kit.outbox import Tx
-from kernodeck_kit.units import Units
+from kernodeck_kit.units import SqlUnit, Units
 from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.ledger.store import debit_customer_for_order
@@ -19,11 +18,7 @@ class BalanceUnit(Protocol):
     def emit(self, event: Event) -> None: ...
 
 
-class SqlBalance:
-    def __init__(self, tx: Tx):
-        self.session = tx.session
-        self.emit = tx.emit
-
+class SqlBalance(SqlUnit):
     def debit_for_order(self, account_id: str, cents: int, order_id: str, key: str, at: datetime) -> bool:
         return debit_customer_for_order(self.session, account_id, cents, order_id, key, at)
 

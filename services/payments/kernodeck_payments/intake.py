@@ -12,7 +12,7 @@ from kernodeck_chains.networks import chain_params
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import AddressWatched, Event
 from kernodeck_kit.outbox import Tx
-from kernodeck_kit.units import Units
+from kernodeck_kit.units import SqlUnit, Units
 from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard, load_board
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import crypto_amount
@@ -41,10 +41,9 @@ class IntakeUnit(Protocol):
     def emit(self, event: Event) -> None: ...
 
 
-class SqlIntake:
+class SqlIntake(SqlUnit):
     def __init__(self, tx: Tx, settings: PaymentsSettings):
-        self.session = tx.session
-        self.emit = tx.emit
+        super().__init__(tx)
         self.settings = settings
 
     def board(self, now: datetime) -> MethodBoard:

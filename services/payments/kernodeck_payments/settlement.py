@@ -11,7 +11,7 @@ from sqlmodel import SQLModel
 
 from kernodeck_contracts.events import BalanceCredited, ChainTransfer, Event, PaymentSettled
 from kernodeck_kit.outbox import Tx
-from kernodeck_kit.units import Units
+from kernodeck_kit.units import SqlUnit, Units
 from kernodeck_payments import metrics
 from kernodeck_payments.availability import current_price
 from kernodeck_payments.config import PaymentsSettings
@@ -76,10 +76,9 @@ class SettlementUnit(Protocol):
     def emit(self, event: Event) -> None: ...
 
 
-class SqlSettlement:
+class SqlSettlement(SqlUnit):
     def __init__(self, tx: Tx, settings: PaymentsSettings):
-        self.session = tx.session
-        self.emit = tx.emit
+        super().__init__(tx)
         self.settings = settings
 
     def intent_at(self, network: str, address: str) -> PaymentIntent | None:

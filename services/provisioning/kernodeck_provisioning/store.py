@@ -6,10 +6,10 @@ from datetime import datetime
 from sqlalchemy import Index, PrimaryKeyConstraint, delete, or_
 from sqlmodel import Column, Field, SQLModel, func, select
 
-from kernodeck_contracts.events import Event
 from kernodeck_kit.db import is_postgres
-from kernodeck_kit.outbox import Tx
+from kernodeck_kit.rows import copy_as
 from kernodeck_kit.types import UtcDateTime
+from kernodeck_kit.units import SqlUnit
 from kernodeck_provisioning.domain import (
     CLAIMING,
     GpuModel,
@@ -113,15 +113,8 @@ class AccountKeyRow(SQLModel, table=True):
 _LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions", "warned_hours")
 
 
-class SqlUnitOfWork:
+class SqlUnitOfWork(SqlUnit):
     """The unit of work on one kit transaction (its events leave through the outbox)."""
-
-    def __init__(self, tx: Tx):
-        self.tx = tx
-        self.session = tx.session
-
-    def emit(self, event: Event) -> None:
-        self.tx.emit(event)
 
     def get_model(self, model_id, lock=False):
         query = select(ModelRow).where(ModelRow.id == model_id)
@@ -279,18 +272,7 @@ class SqlUnitOfWork:
 
 
 def _node(row: NodeRow) -> Node:
-    return Node(
-        id=row.id,
-        host=row.host,
-        port=row.port,
-        host_key=row.host_key,
-        model_id=row.model_id,
-        backend=row.backend,
-        gpu_count=row.gpu_count,
-        state=NodeState(row.state),
-        created_at=row.created_at,
-        note=row.note,
-    )
+    return copy_as(Node, row, state=NodeState(row.state))
 
 
 def _rental(row: RentalRow) -> Rental:

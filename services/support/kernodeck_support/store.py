@@ -3,11 +3,12 @@
 from datetime import datetime
 
 from sqlalchemy import Index, update
-from sqlmodel import Column, Field, Session, SQLModel, select
+from sqlmodel import Column, Field, SQLModel, select
 
-from kernodeck_kit.outbox import Tx
 from kernodeck_kit.paging import Page
+from kernodeck_kit.rows import copy_as, values_of
 from kernodeck_kit.types import UtcDateTime
+from kernodeck_kit.units import SqlUnit
 from kernodeck_support.domain import (
     Answer,
     Details,
@@ -70,32 +71,19 @@ class ExtensionRow(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
 
 
-_DETAILS = tuple(Details.__dataclass_fields__)
-
-
-class SqlSupport:
+class SqlSupport(SqlUnit):
     """Support's unit of work on one database transaction."""
-
-    def __init__(self, tx: Tx):
-        self.session: Session = tx.session
-        self.emit = tx.emit
 
     # --- requests ---------------------------------------------------------------
 
     def add_request(self, request: SupportRequest) -> None:
-        details = {name: getattr(request.details, name) for name in _DETAILS}
         self.session.add(
-            RequestRow(
-                id=request.id,
-                account_id=request.account_id,
-                order_id=request.order_id,
-                kind=request.kind,
+            copy_as(
+                RequestRow,
+                request,
                 status=request.status.value,
-                message=request.message,
-                decision=request.decision,
-                created_at=request.created_at,
                 updated_at=request.updated_at or request.created_at,
-                **details,
+                **values_of(request.details, Details),
             )
         )
 
@@ -137,7 +125,7 @@ class SqlSupport:
     # --- extensions -------------------------------------------------------------
 
     def add_extension(self, extension: Extension) -> None:
-        self.session.add(ExtensionRow(**{**extension.__dict__, "status": extension.status.value}))
+        self.session.add(copy_as(ExtensionRow, extension, status=extension.status.value))
 
     def get_extension(self, extension_id: str, lock: bool = False) -> Extension | None:
         query = select(ExtensionRow).where(ExtensionRow.id == extension_id)
@@ -159,32 +147,9 @@ class SqlSupport:
 
 
 def _request(row: RequestRow, answers: list[Answer]) -> SupportRequest:
-    return SupportRequest(
-        id=row.id,
-        account_id=row.account_id,
-        order_id=row.order_id,
-        kind=row.kind,
-        message=row.message,
-        details=Details(**{name: getattr(row, name) for name in _DETAILS}),
-        created_at=row.created_at,
-        status=RequestStatus(row.status),
-        answers=answers,
-        decision=row.decision,
-        updated_at=row.updated_at,
-    )
+    details = copy_as(Details, row)
+    return copy_as(SupportRequest, row, details=details, status=RequestStatus(row.status), answers=answers)
 
 
 def _extension(row: ExtensionRow) -> Extension:
-    return Extension(
-        id=row.id,
-        request_id=row.request_id,
-        order_id=row.order_id,
-        account_id=row.account_id,
-        extra_days=row.extra_days,
-        price_usd_cents=row.price_usd_cents,
-        due_by=row.due_by,
-        status=ExtensionStatus(row.status),
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        payment_id=row.payment_id,
-    )
+    return copy_as(Extension, row, status=ExtensionStatus(row.status))

@@ -1,5 +1,6 @@
 """Support's answers over RPC: JSON-friendly, times in RFC 3339 UTC, money in integer cents."""
 
+from kernodeck_kit.rows import values_of
 from kernodeck_kit.types import rfc3339
 from kernodeck_support.domain import Details, Extension, SupportRequest
 
@@ -8,8 +9,7 @@ def request_view(request: SupportRequest, operator: bool = False) -> dict:
     """A request with its answers; the authors' ids only for operators."""
     details = {
         name: rfc3339(value) if name in ("failed_at", "due_by") else value
-        for name, value in request.details.__dict__.items()
-        if name in Details.__dataclass_fields__
+        for name, value in values_of(request.details, Details).items()
     }
     return {
         "id": request.id,
