@@ -8,9 +8,10 @@ from typing import Any
 
 from solders.instruction import CompiledInstruction
 from solders.message import MessageV0
+from solders.signature import Signature
 
 from .base58 import b58encode
-from .jsonrpc import RpcError
+from .jsonrpc import INVALID_PARAMS, RpcError
 from .ledger import Block
 from .runtime import Executed
 
@@ -33,9 +34,31 @@ def block_json(block: Block, encoding: str, details: str, rewards: bool, max_ver
         result["transactions"] = [transaction_accounts(e, max_version, rewards) for e in block.txs]
     elif details == "signatures":
         result["signatures"] = [e.signature for e in block.txs]
+    if block.traffic is not None:
+        _add_traffic(result, block, encoding, details, rewards, max_version)
     if rewards:
         result["rewards"] = []  # the double pays no block rewards
     return result
+
+
+def _add_traffic(
+    result: dict, block: Block, encoding: str, details: str, rewards: bool, max_version: int | None
+) -> None:
+    """The rest of the cluster's transactions (traffic.py), after the double's own."""
+    traffic = block.traffic
+    if details == "signatures":
+        result["signatures"] += [str(Signature.from_bytes(s)) for s in traffic.signatures(block.slot)]
+    if details not in ("full", "accounts"):
+        return
+    if encoding != "json":
+        raise RpcError(INVALID_PARAMS, "Invalid params: the double serves its mainnet traffic in `json` encoding only")
+    if max_version is None:  # its swaps are version 0 transactions
+        raise RpcError(UNSUPPORTED_TRANSACTION_VERSION, _version_message(0))
+    items = traffic.transactions(block.slot, block.previous_blockhash, details, max_version)
+    if rewards:
+        for item in items:
+            item["meta"]["rewards"] = []
+    result["transactions"] += items
 
 
 def confirmed_transaction(block: Block, e: Executed, encoding: str, max_version: int | None) -> dict:
@@ -46,11 +69,7 @@ def confirmed_transaction(block: Block, e: Executed, encoding: str, max_version:
 def transaction_with_meta(e: Executed, encoding: str, max_version: int | None) -> dict:
     version = 0 if isinstance(e.tx.message, MessageV0) else "legacy"
     if version != "legacy" and (max_version is None or version > max_version):
-        raise RpcError(
-            UNSUPPORTED_TRANSACTION_VERSION,
-            f"Transaction version ({version}) is not supported by the requesting client. Please try the request "
-            f'again with the following configuration parameter: "maxSupportedTransactionVersion": {version}',
-        )
+        raise RpcError(UNSUPPORTED_TRANSACTION_VERSION, _version_message(version))
     item = {"transaction": _transaction(e, encoding), "meta": _meta(e)}
     if max_version is not None:
         item["version"] = version
@@ -95,6 +114,13 @@ def transaction_accounts(e: Executed, max_version: int | None, rewards: bool) ->
     if max_version is not None:
         item["version"] = version
     return item
+
+
+def _version_message(version: int) -> str:
+    return (
+        f"Transaction version ({version}) is not supported by the requesting client. Please try the request "
+        f'again with the following configuration parameter: "maxSupportedTransactionVersion": {version}'
+    )
 
 
 def _transaction(e: Executed, encoding: str) -> Any:

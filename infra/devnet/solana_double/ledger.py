@@ -32,6 +32,7 @@ from solders.system_program import ID as SYSTEM_PROGRAM
 from solders.transaction import VersionedTransaction
 
 from .runtime import Executed, Failure, execute, simulate
+from .traffic import Traffic
 from .wallet import system_transfer
 
 LAMPORTS_PER_SOL = 1_000_000_000
@@ -51,13 +52,17 @@ class Block:
     block_time: int
     block_height: int
     txs: list[Executed]
+    traffic: Traffic | None = None  # the rest of the cluster's transactions, after `txs`
 
 
 class Ledger:
     """Not thread-safe: the RPC layer serializes access."""
 
-    def __init__(self, on_slot: Callable[[int, int, int], None] = lambda slot, parent, root: None):
+    def __init__(
+        self, on_slot: Callable[[int, int, int], None] = lambda slot, parent, root: None, traffic: Traffic | None = None
+    ):
         self.on_slot = on_slot  # each produced block's slot, its parent's and the root's (finalized)
+        self.traffic = traffic  # mainnet-size blocks: every produced block carries it
         self.faucet = Keypair()
         self.svm = self._genesis_svm()
         self.blocks: dict[int, Block] = {}
@@ -188,6 +193,9 @@ class Ledger:
         digest = hashlib.sha256(bytes(Hash.from_string(previous)) + slot.to_bytes(8, "little"))
         for e in txs:
             digest.update(bytes(e.tx.signatures[0]))
+        traffic = self.traffic if parent else None
+        for signature in traffic.signatures(slot) if traffic else ():
+            digest.update(signature)
         self.blocks[slot] = Block(
             slot=slot,
             parent_slot=parent.slot if parent else 0,
@@ -196,6 +204,7 @@ class Ledger:
             block_time=block_time,
             block_height=len(self.slots),
             txs=txs,
+            traffic=traffic,
         )
         self.slots.append(slot)
         self._root = max(self._root, len(self.slots) - 1 - DEPTHS["finalized"])

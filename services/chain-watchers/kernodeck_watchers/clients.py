@@ -34,7 +34,14 @@ BUILDERS: dict[str, Callable[[WatcherSettings], ChainClient]] = {
         s.ethereum_rpc_url, "ethereum", s.rpc_timeout_s, s.ethereum_logs_max_blocks, s.ethereum_trace_retry_s
     ),
     "tron": lambda s: TronClient(s.tron_url, "tron", timeout_s=s.rpc_timeout_s, api_key=s.tron_api_key),
-    "solana": lambda s: SolanaClient(s.solana_rpc_url, "solana", s.solana_commitment, s.rpc_timeout_s),
+    "solana": lambda s: SolanaClient(
+        s.solana_rpc_url,
+        "solana",
+        s.solana_commitment,
+        s.rpc_timeout_s,
+        fetch_ahead=s.solana_fetch_ahead_slots,
+        tip_delay=s.solana_tip_delay_blocks,
+    ),
 }
 
 

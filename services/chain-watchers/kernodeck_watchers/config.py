@@ -70,6 +70,9 @@ class WatcherSettings(ServiceSettings):
     # Slots are counted on top of this commitment: "confirmed" plus 32 slots is
     # as safe as "finalized", and shows a payment as seen half a minute sooner.
     solana_commitment: Literal["confirmed", "finalized"] = "confirmed"
+    # Slots whose blocks are on their way at once while the scan commits them in order: one mainnet block takes
+    # a provider a good part of a slot's 400 ms to send, so one at a time falls behind the chain.
+    solana_fetch_ahead_slots: int = Field(8, ge=1)
 
     bitcoin_confirmations: int = Field(DEFAULT_CONFIRMATIONS["bitcoin"], ge=1)
     litecoin_confirmations: int = Field(DEFAULT_CONFIRMATIONS["litecoin"], ge=1)

@@ -7,9 +7,11 @@ Errors never quote the URL, whose path may hold a provider's API key.
 """
 
 import base64
+import gzip
 import http.client
 import itertools
 import json
+import zlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -34,7 +36,9 @@ class RpcError(NodeError):
 
 
 class JsonRpc:
-    def __init__(self, url: str, timeout_s: float, user: str = "", password: str = "", version: str = "2.0"):
+    def __init__(
+        self, url: str, timeout_s: float, user: str = "", password: str = "", version: str = "2.0", gzip: bool = False
+    ):
         parts = urlsplit(url)
         if parts.username is not None:
             user, password = unquote(parts.username), unquote(parts.password or "")
@@ -45,6 +49,8 @@ class JsonRpc:
         self.headers: dict[str, str] = {}
         if user or password:
             self.headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+        if gzip:  # answers come compressed where the node (a provider's front end) can; plain where not
+            self.headers["Accept-Encoding"] = "gzip"
         self._ids = itertools.count(1)
 
     def call(self, method: str, *params: Any) -> Any:
@@ -90,11 +96,15 @@ def post_json(url: str, payload: Any, timeout_s: float, headers: Mapping[str, st
         except HTTPError as error:
             if error.code == TOO_MANY_REQUESTS:
                 error.close()
-                raise Throttled(f"{what}: throttled (HTTP 429)", retry_after(error.headers.get("Retry-After"))) from None
+                raise Throttled(
+                    f"{what}: throttled (HTTP 429)", retry_after(error.headers.get("Retry-After"))
+                ) from None
             response = error
         with response:
             body = response.read()
-    except (OSError, http.client.HTTPException) as error:  # refused, timed out, cut short (URLError is an OSError)
+        if response.headers.get("Content-Encoding", "").strip().lower() == "gzip":
+            body = gzip.decompress(body)
+    except (OSError, EOFError, zlib.error, http.client.HTTPException) as error:  # refused, timed out, cut short
         raise NodeError(f"{what}: the node cannot be reached ({error})") from None
     try:
         return json.loads(body, parse_float=Decimal)

@@ -1,10 +1,11 @@
 """The watcher core's scanner over SolanaClient and the double: payments across skipped slots, confirmations,
-and a dropped fork reverted."""
+and a dropped fork reverted, one slot at a time and reading ahead."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from solders.keypair import Keypair
 
 from kernodeck_kit.outbox import Store
@@ -16,21 +17,22 @@ from kernodeck_watchers.scanner import Scanner
 CONFIRMATIONS = 3
 
 
-def scanner(store: Store, node, watched: str) -> Scanner:
+def scanner(store: Store, node, watched: str, fetch_ahead: int = 1) -> Scanner:
     addresses = WatchedAddresses(default_required=CONFIRMATIONS)
     addresses.add(watched, CONFIRMATIONS)
     return Scanner(
         store=store,
-        client=SolanaClient(node.url, commitment="confirmed"),
+        client=SolanaClient(node.url, commitment="confirmed", fetch_ahead=fetch_ahead),
         watched=addresses,
         progress=Progress(since=datetime.now(UTC)),
         history_blocks=50,
     )
 
 
-def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, events, node, wallet, payer):
+@pytest.mark.parametrize("fetch_ahead", [1, 8])
+def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, events, node, wallet, payer, fetch_ahead):
     watched = Keypair().pubkey()
-    watcher = scanner(store, node, str(watched))
+    watcher = scanner(store, node, str(watched), fetch_ahead)
     watcher.run()
     node.rpc("double_skipSlots", 2)
     paid = wallet.transfer(payer, watched, 25_000_000)
@@ -47,9 +49,10 @@ def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, events, no
     ]
 
 
-def test_a_payment_in_a_dropped_fork_is_reverted(store, events, node, wallet, payer):
+@pytest.mark.parametrize("fetch_ahead", [1, 8])
+def test_a_payment_in_a_dropped_fork_is_reverted(store, events, node, wallet, payer, fetch_ahead):
     watched = Keypair().pubkey()
-    watcher = scanner(store, node, str(watched))
+    watcher = scanner(store, node, str(watched), fetch_ahead)
     watcher.run()
     lost = wallet.transfer(payer, watched, 25_000_000)
     node.rpc("double_produceBlocks", 2)
