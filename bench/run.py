@@ -1,7 +1,8 @@
 """`make bench`: the gateway's quotes, orders and payment intents (at concurrency 1 and 32)
 against bare HTTP and AMQP baselines, confirmed chain event → order paid, on real nodes
 and doubles, each network's watcher woken by its node, the block bringing the last confirmation
-→ order paid; a busy block, one transaction paying 200 orders, on PostgreSQL and SQLite;
+→ order paid; a busy block, one transaction paying 200 orders, on PostgreSQL and SQLite; the Solana
+watcher against ten minutes of mainnet-size slots (bench_solana_mainnet.py), its lag and pace;
 provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
 event → Telegram message under Telegram's limits; a logged-in customer's requests alone and during 20
 parallel registrations; the web frontend in headless Chromium: first load and block → the order page
@@ -135,6 +136,9 @@ def main() -> None:
             print()
             for line in busy_block(Path(logs)):
                 print(line)
+        print(flush=True)
+        # In a process of its own: the watcher runs under eventlet, which this one's asyncio must not.
+        subprocess.run([str(BIN / "python"), str(Path(__file__).with_name("bench_solana_mainnet.py"))], check=True)
         with tempfile.TemporaryDirectory() as logs:
             print()
             for line in notify_bench(Path(logs)):
