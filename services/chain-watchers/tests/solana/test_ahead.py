@@ -3,38 +3,51 @@ nothing read before the sequence broke is handed out after it."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import eventlet
 import pytest
+from eventlet.event import Event
 
 from kernodeck_watchers.chains.ahead import Ahead
 from kernodeck_watchers.chains.base import BlockNotYet
 
 
 class Reads:
-    """A fetch whose answers take longer the lower the height: reads in flight together finish newest first."""
+    """A fetch that answers once its height's gate opens (at once where `gated` is False)."""
 
-    def __init__(self, missing: set[int] | None = None):
+    def __init__(self, missing: set[int] | None = None, gated: bool = False):
         self.asked: list[int] = []
         self.finished: list[int] = []
         self.missing = missing or set()
+        self.gates: dict[int, Event] = defaultdict(Event)
+        self.gated = gated
 
     def __call__(self, height: int) -> str:
         self.asked.append(height)
-        eventlet.sleep(0.002 * (120 - height))
+        if self.gated:
+            self.gates[height].wait()
         self.finished.append(height)
         if height in self.missing:
             raise BlockNotYet(f"no block at {height} yet")
         return f"block {height}"
 
+    def open(self, heights: list[int]) -> None:
+        """Open the gates one by one, each read answered before the next gate opens."""
+        for height in heights:
+            self.gates[height].send()
+            eventlet.sleep(0.001)  # the hub wakes the released read first: it was scheduled earlier
+
 
 def test_answers_come_in_height_order_though_the_reads_finish_out_of_order():
-    reads = Reads()
+    reads = Reads(gated=True)
     ahead = Ahead(reads, window=4)
+    eventlet.spawn(reads.open, [103, 102, 101, 100, *range(104, 112)])
 
     answers = [ahead.get(height, newest=111) for height in range(100, 112)]
 
     assert answers == [f"block {h}" for h in range(100, 112)]
-    assert reads.finished[:4] == [103, 102, 101, 100]  # the first window, in flight together
+    assert reads.finished[:4] == [103, 102, 101, 100]  # the first window, in flight together, newest first
     assert sorted(reads.asked) == list(range(100, 112))  # each read once, none past `newest`
 
 
