@@ -5,6 +5,7 @@ from datetime import datetime, timedelta
 from uuid import uuid4
 
 from kernodeck_accounts.domain import Account, Registration, email_taken
+from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 
 
@@ -23,11 +24,7 @@ class AccountTables:
     registrations: list[tuple[str, datetime]] = field(default_factory=list)  # (client, at)
 
 
-class MemoryAccounts:
-    def __init__(self, tables: AccountTables, emit):
-        self.tables = tables
-        self.emit = emit
-
+class MemoryAccounts(MemoryUnit[AccountTables]):
     def find_account(self, email_normalized: str) -> Account | None:
         return next((a for a in self.tables.accounts.values() if a.email_normalized == email_normalized), None)
 

@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field, replace
 
 from kernodeck_catalog.domain import Capacity, Catalog
+from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 
 
@@ -12,11 +13,7 @@ class CatalogTables:
     capacities: dict[str, Capacity] = field(default_factory=dict)
 
 
-class MemoryCatalog:
-    def __init__(self, tables: CatalogTables, emit):
-        self.tables = tables
-        self.emit = emit
-
+class MemoryCatalog(MemoryUnit[CatalogTables]):
     def catalog(self) -> Catalog:
         models = {
             model_id: replace(model, available_lots=self.capacity(model_id).available_lots)

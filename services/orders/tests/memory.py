@@ -1,12 +1,11 @@
-"""The orders' unit of work on plain objects: their use cases run here without a database.
-
-Reads hand out copies and a status change is kept only when saved, as with the database.
-"""
+"""The orders' unit of work on plain objects (kernodeck_kit.memory): their use cases run here without a
+database."""
 
 from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.paging import Page
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_orders.domain import Order, OrderStatus, PaymentInFlight, StaleOrder, TimelineEntry, order_key
@@ -18,26 +17,21 @@ class OrderTables:
     payments: dict[str, PaymentInFlight] = field(default_factory=dict)
 
 
-class MemoryOrders:
-    def __init__(self, tables: OrderTables, emit):
-        self.tables = tables
-        self.emit = emit
-
+class MemoryOrders(MemoryUnit[OrderTables]):
     def add(self, order: Order) -> None:
-        self.tables.orders[order.id] = deepcopy(order)
+        self.put(self.tables.orders, order)
 
     def get(self, order_id: str) -> Order | None:
-        return deepcopy(self.tables.orders.get(order_id))
+        return self.read(self.tables.orders, order_id)
 
     def list_for(self, account_id: str, page: Page) -> list[Order]:
-        mine = [deepcopy(o) for o in self.tables.orders.values() if o.account_id == account_id]
-        return page.take(mine, order_key)
+        return self.page(self.tables.orders, page, order_key, lambda o: o.account_id == account_id)
 
     def save_transition(self, order: Order, entry: TimelineEntry) -> None:
         if self.tables.orders[order.id].version != order.version:
             raise StaleOrder(order.id)
         order.version += 1
-        self.tables.orders[order.id] = deepcopy(order)
+        self.put(self.tables.orders, order)
 
     def save_rental(self, order: Order) -> None:
         self.tables.orders[order.id].rental = deepcopy(order.rental)
