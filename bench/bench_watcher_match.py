@@ -6,16 +6,18 @@ Builds the watched set as the active watcher holds it (`WatchedAddresses`)
 and measures its memory: its objects, and the growth of the process's RSS.
 Then, for two blocks of 3,000 transactions and 7,000 outputs, times (median
 of several runs):
-  - fetch+parse: the watcher's own JSON-RPC client (`JsonRpc.call("getblock", hash, 2)`, Decimal amounts);
-  - parse: `json.loads(..., parse_float=Decimal)` of the same body;
-  - match: `chains.utxo.match` of the freshly parsed transactions against the watched set,
-    and apart the least any matcher must do: read each output's address.
+  - fetch+parse: the watcher's own JSON-RPC client (`JsonRpc.call("getblock", hash, 2)`, Decimal amounts), wall clock;
+  - parse: `json.loads(..., parse_float=Decimal)` of the same body, in this thread's CPU time;
+  - match: `chains.utxo.match` of the freshly parsed transactions against the watched set, in CPU time,
+    and beside it the least any matcher must do: read each output's address.
+CPU time, as the shared machines this runs on are often loaded: the ratio match / parse is the baseline
+measured in the same run.
 The blocks: a synthetic mainnet block in the node's verbosity-2 JSON shape
 (P2WPKH, P2TR, P2PKH, P2SH and OP_RETURN outputs, witnesses, each
 transaction's hex) served from a local HTTP server, so its fetch costs
 next to nothing; and, unless --no-node, a real block mined by a regtest
 Bitcoin node (infra/devnet) and fetched from it.
-Targets: matching under 10% of fetch+parse; the watched set under 300 MB.
+Targets: matching under 10% of the parse alone; the watched set under 300 MB.
 """
 
 import base64
@@ -190,12 +192,12 @@ def raw_getblock(url: str, auth: str, block_hash: str) -> bytes:
         return response.read()
 
 
-def median_ms(action, runs: int = RUNS) -> float:
+def median_ms(action, runs: int = RUNS, clock=time.perf_counter) -> float:
     samples = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         action()
-        samples.append((time.perf_counter() - start) * 1000)
+        samples.append((clock() - start) * 1000)
     return statistics.median(samples)
 
 
@@ -205,13 +207,14 @@ def read_addresses(txs: list[dict]) -> list[str | None]:
 
 
 def on_fresh_parse_ms(body: bytes, action) -> tuple[float, object]:
-    """`action(txs)` on freshly parsed transactions (as the watcher meets them: nothing cached); its result."""
+    """`action(txs)` on freshly parsed transactions (as the watcher meets them: nothing cached), in this
+    thread's CPU time; its result."""
     samples, result = [], None
     for _ in range(RUNS):
         txs = json.loads(body, parse_float=Decimal)["result"]["tx"]
-        start = time.perf_counter()
+        start = time.thread_time()
         result = action(txs)
-        samples.append((time.perf_counter() - start) * 1000)
+        samples.append((time.thread_time() - start) * 1000)
     return statistics.median(samples), result
 
 
@@ -219,20 +222,21 @@ def report(name: str, rpc: JsonRpc, body: bytes, block_hash: str, watched: Watch
     block = json.loads(body, parse_float=Decimal)["result"]
     outputs = sum(len(tx["vout"]) for tx in block["tx"])
     fetch_parse = median_ms(lambda: rpc.call("getblock", block_hash, 2))
-    parse = median_ms(lambda: json.loads(body, parse_float=Decimal))
-    matching, found = on_fresh_parse_ms(body, lambda txs: len(match(txs, watched.addresses)))
+    parse = median_ms(lambda: json.loads(body, parse_float=Decimal), clock=time.thread_time)
+    matching, found = on_fresh_parse_ms(body, lambda txs: len(match(txs, watched.addresses, "bitcoin")))
     reading, _ = on_fresh_parse_ms(body, read_addresses)
     assert found == PAID, f"matched {found} outputs, expected {PAID}"
-    ratio = matching / fetch_parse
+    ratio = matching / parse
     print(
         f"{name}: {len(block['tx']):,} transactions, {outputs:,} outputs, {len(body) / 2**20:.1f} MB of JSON, {found} paid"
     )
     print(
-        f"  fetch+parse {fetch_parse:.1f} ms, parse {parse:.1f} ms, match {matching:.2f} ms "
-        f"(of which {reading:.2f} ms only reading each output's address)"
+        f"  fetch+parse {fetch_parse:.1f} ms (wall clock); in CPU time: parse {parse:.1f} ms, match {matching:.2f} ms, "
+        f"reading each output's address alone {reading:.2f} ms"
     )
     print(
-        f"  match / fetch+parse: {ratio:.1%} [target < 10%: {'ok' if ratio < 0.10 else 'MISSED'}]; match / parse: {matching / parse:.1%}"
+        f"  match / parse: {ratio:.1%} [target < 10%: {'ok' if ratio < 0.10 else 'MISSED'}]; "
+        f"match / fetch+parse: {matching / fetch_parse:.1%}; match / reading alone: {matching / reading:.2f}x"
     )
 
 

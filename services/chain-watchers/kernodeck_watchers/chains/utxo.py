@@ -34,6 +34,7 @@ OUT_OF_RANGE = -8  # getblockhash above the node's tip
 log = logging.getLogger(__name__)
 
 Output = tuple[int, str, int]  # output index, address, base units
+UNREADABLE = (KeyError, TypeError, ValueError, ArithmeticError, AttributeError)
 
 
 def to_base_units(value: Decimal | int) -> int:
@@ -70,23 +71,39 @@ def readable_outputs(tx: dict, network: str) -> tuple[Output, ...]:
     transaction never stops a pass (the balance check is the backstop for what it may have paid)."""
     try:
         return tuple(outputs(tx))
-    except (KeyError, TypeError, ValueError, ArithmeticError) as error:
-        metrics.UNREADABLE_TRANSACTIONS.labels(network).inc()
-        log.error(
-            "a transaction of a shape the watcher cannot read: skipped",
-            extra={"network": network, "txid": tx.get("txid"), "error": repr(error)},
-        )
+    except UNREADABLE as error:
+        _unreadable(tx, network, error)
         return ()
 
 
 def match(txs: Iterable[dict], watched: Container[str], network: str) -> list[SeenTransfer]:
-    """The outputs of decoded transactions paying a watched address: one set lookup per output."""
-    return [
-        SeenTransfer(tx["txid"], index, address, None, amount)
-        for tx in txs
-        for index, address, amount in readable_outputs(tx, network)
-        if address in watched
-    ]
+    """The outputs of decoded transactions paying a watched address. Until an output pays a watched address
+    only its address is read (two dict lookups and one set lookup): its amount, its index and the rest are
+    read for a match only. A transaction of a shape this client cannot read where it matched pays nothing,
+    as in `readable_outputs`."""
+    found: list[SeenTransfer] = []
+    for tx in txs:
+        matched = len(found)
+        try:
+            for out in tx["vout"]:
+                script = out.get("scriptPubKey")  # none on Litecoin's MWEB outputs
+                if script is None:
+                    continue
+                address = script.get("address") or paid_address(script)
+                if address in watched and not out.get("ismweb"):
+                    found.append(SeenTransfer(tx["txid"], out["n"], address, None, to_base_units(out["value"])))
+        except UNREADABLE as error:
+            del found[matched:]
+            _unreadable(tx, network, error)
+    return found
+
+
+def _unreadable(tx: dict, network: str, error: Exception) -> None:
+    metrics.UNREADABLE_TRANSACTIONS.labels(network).inc()
+    log.error(
+        "a transaction of a shape the watcher cannot read: skipped",
+        extra={"network": network, "txid": tx.get("txid"), "error": repr(error)},
+    )
 
 
 class UtxoClient:

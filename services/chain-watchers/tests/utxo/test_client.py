@@ -9,6 +9,8 @@ from kernodeck_watchers.chains.base import NodeError, SeenTransfer
 from kernodeck_watchers.chains.jsonrpc import JsonRpc
 from kernodeck_watchers.chains.utxo import UtxoClient, match, to_base_units
 
+from .conftest import coins
+
 
 @pytest.fixture
 def client(node) -> UtxoClient:
@@ -51,6 +53,45 @@ def test_one_transaction_of_an_unknown_shape_is_skipped_not_the_block():
     before = metrics.UNREADABLE_TRANSACTIONS.labels("litecoin")._value.get()
     assert match(txs, {"rltc1qb"}, "litecoin") == [SeenTransfer("t2", 0, "rltc1qb", None, 10_000_000)]
     assert metrics.UNREADABLE_TRANSACTIONS.labels("litecoin")._value.get() == before + 1
+
+
+def test_only_a_watched_outputs_amount_is_read():
+    txs = [
+        {
+            "txid": "t1",
+            "vout": [
+                {"n": 0, "value": "not a number", "scriptPubKey": {"address": "bcrt1qother"}},  # not ours: not read
+                {"n": 1, "value": Decimal("0.5"), "scriptPubKey": {"address": "bcrt1qa"}},
+            ],
+        },
+        {"txid": "t2", "vout": [{"ismweb": True, "output_id": "ab" * 32}]},  # MWEB: nothing to read
+    ]
+    assert match(txs, {"bcrt1qa", "ab" * 32}, "bitcoin") == [SeenTransfer("t1", 1, "bcrt1qa", None, 50_000_000)]
+
+
+# Every form of address each node's wallet makes (Litecoin Core 0.21 has no taproot wallet).
+WALLET_FORMS = {
+    "bitcoin": ("legacy", "p2sh-segwit", "bech32", "bech32m"),
+    "litecoin": ("legacy", "p2sh-segwit", "bech32"),
+}
+
+
+def every_address_form(node) -> list[str]:
+    """P2PKH, P2SH, P2WPKH and (Bitcoin) P2TR from the wallet, and a P2WSH: a 1-of-1 multisig's witness script."""
+    addresses = [node.rpc("getnewaddress", "", form) for form in WALLET_FORMS[node.network]]
+    pubkey = node.rpc("getaddressinfo", node.new_address())["pubkey"]
+    return [*addresses, node.rpc("createmultisig", 1, [pubkey], "bech32")["address"]]
+
+
+def test_every_address_form_is_matched_and_no_other(client, node):
+    watched, others = every_address_form(node), every_address_form(node)
+    txid = node.rpc("sendmany", "", {address: coins(10_000 + i) for i, address in enumerate(watched + others)})
+    node.mine(1)
+    found = client.transfers_in_block(client.block(node.height()), set(watched))
+    assert sorted(found, key=lambda seen: seen.amount) == [
+        SeenTransfer(txid, node.output_index(txid, address), address, None, 10_000 + i)
+        for i, address in enumerate(watched)
+    ]
 
 
 def test_bech32_is_matched_in_lower_case_and_base58_as_it_is(client, node):
