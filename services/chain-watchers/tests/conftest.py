@@ -6,13 +6,17 @@ The flows through payments and orders are in tests/integration/chain_payments, w
 
 import json
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import eventlet
 import pytest
 from kombu import Connection, Exchange, Queue
+from nameko.rpc import rpc
+from nameko.standalone.events import event_dispatcher
 from sqlalchemy import text
 
 from infra.devnet.nodes import AnvilNode, find_binary
+from kernodeck_contracts.events import AddressWatched
 from kernodeck_kit import migrations
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
@@ -141,6 +145,45 @@ def start_watcher(container_factory, rabbit_config, watcher_database, watcher_co
     return start
 
 
+class FakePayments:
+    """payments' `watched_addresses` RPC, answering what a test put in `watched`."""
+
+    name = "payments"
+    watched: list[dict] = []
+
+    @rpc
+    def watched_addresses(self, network, after=None, limit=5000):
+        return {"addresses": [entry for entry in self.watched if entry["network"] == network], "next": None}
+
+
+@pytest.fixture
+def fake_payments(container_factory, rabbit_config):
+    FakePayments.watched = []
+    container = container_factory(FakePayments, {**rabbit_config, "serializer": "json"})
+    container.start()
+    return FakePayments
+
+
+@pytest.fixture
+def announce(rabbit_config, watcher_settings):
+    """`announce(address)` publishes payments' address_watched for it (the watcher's confirmations required)."""
+    dispatch = event_dispatcher({**rabbit_config, "serializer": "json"})
+
+    def publish(address: str, payment_id: str | None = None, token: str | None = None) -> AddressWatched:
+        event = AddressWatched(
+            network=watcher_settings.network,
+            address=address,
+            payment_id=payment_id or uuid.uuid4().hex,
+            watch_until=datetime.now(UTC) + timedelta(days=1),
+            required_confirmations=watcher_settings.confirmations,
+            token=token,
+        )
+        dispatch(event.source, event.type, event.to_message())
+        return event
+
+    return publish
+
+
 def runtime_of(container) -> WatcherRuntime:
     return next(dep for dep in container.dependencies if isinstance(dep, Watcher)).runtime
 
@@ -205,6 +248,12 @@ class ChainTap:
 
     def transfers(self, txid: str | None = None) -> list[dict]:
         return [e for e in self.events() if "txid" in e and txid in (None, e["txid"])]
+
+    def lagging_reported(self) -> bool:
+        """Whether any status so far said lagging (there must be some: silence says nothing)."""
+        statuses = self.events("watcher_status")
+        assert statuses, "no watcher_status yet"
+        return any(status["lagging"] for status in statuses)
 
     def wait_for(self, event_type: str, seconds: float = 20.0, **fields) -> dict:
         """The first `event_type` event whose payload has these field values."""

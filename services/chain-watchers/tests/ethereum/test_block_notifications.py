@@ -2,18 +2,13 @@
 again after the node restarts, and polls on when the websocket cannot be reached."""
 
 import logging
-import uuid
-from datetime import UTC, datetime, timedelta
 
 import eventlet
 import pytest
-from nameko.rpc import rpc
-from nameko.standalone.events import event_dispatcher
 from prometheus_client import REGISTRY
 
 from infra.devnet.nodes import AnvilNode, free_port
 from infra.devnet.tokens import send
-from kernodeck_contracts.events import AddressWatched
 from kernodeck_watchers import notify
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.notify import block_source, listen_for_blocks
@@ -21,16 +16,6 @@ from kernodeck_watchers.notify import block_source, listen_for_blocks
 CONFIRMATIONS = 2
 POLL_S = 120  # no pass by polling during a test: only notifications wake the watcher
 UNREACHABLE = f"ws://127.0.0.1:{free_port()}"  # nothing listens there
-
-
-class FakePayments:
-    """payments' `watched_addresses` RPC, with nothing to add: addresses come by their events."""
-
-    name = "payments"
-
-    @rpc
-    def watched_addresses(self, network, after=None, limit=5000):
-        return {"addresses": [], "next": None}
 
 
 @pytest.fixture
@@ -51,24 +36,15 @@ def watcher_settings(anvil, ws_url, watcher_database, quick_settings) -> Watcher
 
 
 @pytest.fixture
-def watching(container_factory, rabbit_config, start_watcher, anvil, watcher_db, new_address, wait):
+def watching(fake_payments, start_watcher, announce, anvil, watcher_db, new_address, wait):
     """`watching(**settings)`: a started watcher that has scanned the tip and watches the address it returns."""
-    container_factory(FakePayments, {**rabbit_config, "serializer": "json"}).start()
-    dispatch = event_dispatcher({**rabbit_config, "serializer": "json"})
 
     def start(**settings) -> str:
         start_watcher(**settings)
         tip = int(anvil.rpc("eth_blockNumber"), 16)
         wait(lambda: watcher_db.cursor_height() == tip, what="the first pass")
         address = new_address()
-        event = AddressWatched(
-            network="ethereum",
-            address=address,
-            payment_id=uuid.uuid4().hex,
-            watch_until=datetime.now(UTC) + timedelta(days=1),
-            required_confirmations=CONFIRMATIONS,
-        )
-        dispatch(event.source, event.type, event.to_message())
+        announce(address)
         wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
         return address
 

@@ -5,16 +5,13 @@ the node driver, the event tap and the watcher's containers through fixtures
 (the ones every chain shares are in ../conftest.py).
 """
 
-import uuid
-from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
 
 from infra.devnet.nodes import BitcoinNode, LitecoinNode
-from kernodeck_contracts.events import AddressWatched, PaymentReported
+from kernodeck_contracts.events import PaymentReported
 from kernodeck_watchers.config import WatcherSettings
 
 NODES = {"bitcoin": BitcoinNode, "litecoin": LitecoinNode}
@@ -119,44 +116,6 @@ def watcher_settings(node, watcher_database, quick_settings) -> WatcherSettings:
             f"{network}_lag_blocks": 2,
         },
     )
-
-
-class FakePayments:
-    """payments' `watched_addresses` RPC, answering what a test put in `watched`."""
-
-    name = "payments"
-    watched: list[dict] = []
-
-    @rpc
-    def watched_addresses(self, network, after=None, limit=5000):
-        return {"addresses": [entry for entry in self.watched if entry["network"] == network], "next": None}
-
-
-@pytest.fixture
-def fake_payments(container_factory, rabbit_config):
-    FakePayments.watched = []
-    container = container_factory(FakePayments, {**rabbit_config, "serializer": "json"})
-    container.start()
-    return FakePayments
-
-
-@pytest.fixture
-def announce(rabbit_config, node):
-    """`announce(address)` publishes payments' address_watched for it (CONFIRMATIONS required)."""
-    dispatch = event_dispatcher({**rabbit_config, "serializer": "json"})
-
-    def publish(address: str, payment_id: str | None = None) -> AddressWatched:
-        event = AddressWatched(
-            network=node.network,
-            address=address,
-            payment_id=payment_id or uuid.uuid4().hex,
-            watch_until=datetime.now(UTC) + timedelta(days=1),
-            required_confirmations=CONFIRMATIONS,
-        )
-        dispatch(event.source, event.type, event.to_message())
-        return event
-
-    return publish
 
 
 @pytest.fixture
