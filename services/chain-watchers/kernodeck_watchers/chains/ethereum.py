@@ -20,7 +20,10 @@ unique:
   traces give the same frames in the same order. A node with neither gives
   no internal transfers: each such block is counted in BLOCKS_WITHOUT_TRACES,
   `unseen` says `internal_eth`, and the watcher's balance check is the
-  backstop.
+  backstop. A block whose traces fail stops the pass there, and the next
+  pass asks only for what failed (the block kept, its hash checked): the
+  trace call again, or `debug_traceTransaction` for each transaction that
+  `debug_traceBlockByHash` answered with an error.
 
 An empty `eth_getLogs` answer is believed only when the block's logs bloom
 cannot hold the Transfer topic; otherwise the block's receipts are read (a
@@ -35,7 +38,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from prometheus_client import Counter
@@ -178,6 +181,24 @@ def match_block(contents: BlockContents, watched: Watched) -> list[SeenTransfer]
     return found
 
 
+@dataclass
+class Untraced:
+    """A block read whose call traces failed: its body and Transfer logs are kept, and the traces it got so far
+    (by transaction hash), so that a retry asks for the missing traces alone."""
+
+    ref: BlockRef  # with the full block as payload
+    logs: list[dict]
+    traced: dict[str, dict] = field(default_factory=dict)  # txid -> {"txHash", "result"} (callTracer)
+    failed_since: float = field(default_factory=time.monotonic)
+
+    @property
+    def txids(self) -> list[str]:
+        return [tx["hash"] for tx in self.ref.payload["transactions"]]
+
+    def missing(self) -> list[str]:
+        return [txid for txid in self.txids if txid not in self.traced]
+
+
 class EthereumClient:
     def __init__(
         self,
@@ -193,7 +214,8 @@ class EthereumClient:
         self.trace_retry_s = trace_retry_s  # how long a block whose traces failed is tried again
         # debug_traceBlockByHash; trace_block where the node lacks it; None where it lacks both
         self.tracer: str | None = "debug"
-        self._trace_failed_since: dict[str, float] = {}
+        # The block the scan stopped at because its traces failed (the scan goes in order: one at a time).
+        self._untraced: Untraced | None = None
 
     @property
     def unseen(self) -> frozenset[str]:
@@ -206,7 +228,13 @@ class EthereumClient:
         return block_ref(self.rpc.call("eth_getBlockByNumber", "latest", False))
 
     def block(self, height: int) -> BlockRef:
-        """The block with its transactions (the payload `fetch_block` reuses)."""
+        """The block with its transactions (the payload `fetch_block` reuses). The block whose traces failed is
+        not downloaded again while the node's block at its height is still the same."""
+        untraced = self._untraced
+        if untraced is not None and untraced.ref.height == height:
+            if self.block_hash(height) == untraced.ref.hash:
+                return untraced.ref
+            self._untraced = None  # replaced by a reorganisation
         block = self._by_number(height, full=True)
         return block_ref(block, payload=block)
 
@@ -221,7 +249,11 @@ class EthereumClient:
 
     def fetch_block(self, block: BlockRef) -> BlockContents:
         """The block's transactions (its payload, else read by hash), Transfer logs and traces, by hash: all of
-        that one block even if a reorg replaces it meanwhile (then NodeError, once the node has forgotten it)."""
+        that one block even if a reorg replaces it meanwhile (then NodeError, once the node has forgotten it).
+        For the block whose traces failed, only the missing traces are asked again."""
+        untraced = self._untraced
+        if untraced is not None and untraced.ref.hash == block.hash and self.tracer is not None:
+            return self._with_traces(untraced, self._trace_again(untraced))
         calls = [("eth_getLogs", [{"blockHash": block.hash, "topics": [TRANSFER_TOPIC]}])]
         if self.tracer is not None:
             calls.append(self._trace_call(block))
@@ -234,15 +266,30 @@ class EthereumClient:
             raise NodeError(f"block {block.hash} (height {block.height}) is no longer known to the node")
         if not logs and bloom_may_hold(body.get("logsBloom"), TRANSFER_TOPIC):
             logs = self._transfer_logs_from_receipts(block)
-        traces, flat = self._traces(block, answers[1]) if self.tracer is not None else (None, None)
-        if traces is None and flat is None:
-            BLOCKS_WITHOUT_TRACES.labels(self.network).inc()
-        return BlockContents(body["transactions"], logs, traces, flat)
+        read = Untraced(BlockRef(block.height, block.hash, block.parent_hash, block.time, body), logs)
+        if self.tracer is None:
+            return self._without_traces(read)
+        return self._with_traces(read, answers[1])
 
     def _trace_call(self, block: BlockRef) -> tuple[str, list]:
         if self.tracer == "debug":
             return "debug_traceBlockByHash", [block.hash, {"tracer": "callTracer"}]
         return "trace_block", [hex(block.height)]  # by number: its traces name their block, checked
+
+    def _trace_again(self, untraced: Untraced) -> Any:
+        """The block's trace call again; where some of its transactions were traced, each missing one alone
+        (`debug_traceTransaction`), answered in the shape of debug_traceBlockByHash's answer."""
+        if self.tracer != "debug" or not untraced.traced:
+            return self.rpc.batch([self._trace_call(untraced.ref)])[0]
+        missing = untraced.missing()
+        calls = [("debug_traceTransaction", [txid, {"tracer": "callTracer"}]) for txid in missing]
+        answers = self.rpc.batch(calls)
+        return [
+            {"txHash": txid, "error": str(answer)}
+            if isinstance(answer, RpcError)
+            else {"txHash": txid, "result": answer}
+            for txid, answer in zip(missing, answers, strict=True)
+        ]
 
     def _transfer_logs_from_receipts(self, block: BlockRef) -> list[dict]:
         """The Transfer logs of the block's receipts: `eth_getLogs` said none while the block's logs bloom says
@@ -253,41 +300,57 @@ class EthereumClient:
             raise NodeError(f"block {block.hash}: no logs though its bloom holds Transfer, and no receipts")
         return [entry for receipt in receipts for entry in receipt.get("logs") or () if entry.get("topics")]
 
-    def _traces(self, block: BlockRef, answer: Any) -> tuple[list[dict] | None, list[dict] | None]:
-        """The block's call traces (callTracer's, or trace_block's flat ones), (None, None) without. A node that
+    def _with_traces(self, read: Untraced, answer: Any) -> BlockContents:
+        """The block's contents with its call traces (callTracer's, or trace_block's flat ones). A node that
         lacks debug_traceBlockByHash is asked trace_block from then on, one that lacks both is not asked again
-        (`internal_eth` unseen). Any other failure (pruned state, a tracer timeout) stops the pass at this block
-        for up to `trace_retry_s`, then the block goes without them (counted; the balance check is the backstop)."""
-        if (
-            self.tracer == "debug"
-            and isinstance(answer, list)
-            and all(isinstance(t, dict) and "result" in t for t in answer)
-        ):
-            self._trace_failed_since.pop(block.hash, None)
-            return answer, None
+        (`internal_eth` unseen). Any other failure (pruned state, a tracer timeout, one transaction's trace)
+        stops the pass at this block for up to `trace_retry_s`, keeping what was read, then the block goes with
+        the traces it got (counted; the balance check is the backstop)."""
+        block = read.ref
+        transactions = block.payload["transactions"]
+        if self.tracer == "debug" and isinstance(answer, list):
+            for position, trace in enumerate(answer):
+                if not isinstance(trace, dict) or "result" not in trace:
+                    continue  # this transaction's trace failed (geth's {"txHash", "error"})
+                # geth before 1.13 gives no txHash: a whole block's traces come in its transaction order
+                txid = trace.get("txHash") or (transactions[position]["hash"] if position < len(transactions) else None)
+                if txid is not None:
+                    read.traced[txid] = {"txHash": txid, "result": trace["result"]}
+            if not read.missing():
+                self._untraced = None
+                return BlockContents(transactions, read.logs, [read.traced[txid] for txid in read.txids])
         if (
             self.tracer == "trace_block"
             and isinstance(answer, list)
             and all(isinstance(t, dict) and t.get("blockHash") == block.hash for t in answer)
         ):
-            self._trace_failed_since.pop(block.hash, None)
-            return None, answer
+            self._untraced = None
+            return BlockContents(transactions, read.logs, None, answer)
         if isinstance(answer, RpcError) and answer.code == METHOD_NOT_FOUND:
             lacked, self.tracer = self.tracer, "trace_block" if self.tracer == "debug" else None
             log.warning("the node lacks a tracing method", extra={"network": self.network, "method": lacked})
             if self.tracer is None:
-                return None, None
-            method, params = self._trace_call(block)
-            return self._traces(block, self.rpc.batch([(method, params)])[0])
-        first = self._trace_failed_since.setdefault(block.hash, time.monotonic())
-        if time.monotonic() - first < self.trace_retry_s:
+                return self._without_traces(read)
+            return self._with_traces(read, self.rpc.batch([self._trace_call(block)])[0])
+        self._untraced = read
+        if time.monotonic() - read.failed_since < self.trace_retry_s:
             raise NodeError(f"traces of block {block.height} failed, tried again later: {str(answer)[:200]}")
-        del self._trace_failed_since[block.hash]
         log.warning(
-            "no call traces: internal ETH transfers in the block are not seen",
-            extra={"network": self.network, "height": block.height, "error": str(answer)[:300]},
+            "call traces missing: internal ETH transfers in those transactions are not seen",
+            extra={
+                "network": self.network,
+                "height": block.height,
+                "untraced": len(read.missing()),
+                "error": str(answer)[:300],
+            },
         )
-        return None, None
+        traces = [read.traced[txid] for txid in read.txids if txid in read.traced]
+        return self._without_traces(read, traces)
+
+    def _without_traces(self, read: Untraced, traces: list[dict] | None = None) -> BlockContents:
+        self._untraced = None
+        BLOCKS_WITHOUT_TRACES.labels(self.network).inc()
+        return BlockContents(read.ref.payload["transactions"], read.logs, traces)
 
     def transfers_in_block(self, block: BlockRef, watched: Watched) -> list[SeenTransfer]:
         return self._succeeded(match_block(self.fetch_block(block), watched))

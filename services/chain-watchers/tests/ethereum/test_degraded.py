@@ -1,5 +1,6 @@
 """A node without the tracing APIs or failing them, and a node that does not answer."""
 
+import json
 import secrets
 
 import pytest
@@ -101,6 +102,93 @@ def test_failed_traces_are_retried_for_a_while_then_the_block_goes_without(
     assert patient.unseen == frozenset()
     given_up = EthereumClient(url, trace_retry_s=0)
     assert given_up.transfers_in_block(given_up.block(height), {watched}) == direct(sent, tokens, watched)
+
+
+@pytest.fixture
+def tracing_fails(anvil):
+    """`tracing_fails(fail)` -> (url, calls asked): anvil behind a proxy whose debug_traceBlockByHash answers are
+    passed through `fail(call, answer)` (None: the call forwarded as it is)."""
+    proxies = []
+
+    def start(fail) -> tuple[str, list[dict]]:
+        asked: list[dict] = []
+
+        def reply_to(call: dict) -> dict | None:
+            asked.append(call)
+            if call["method"] != "debug_traceBlockByHash":
+                return None
+            forwarded = proxy.forward("/", json.dumps(call).encode(), {"Content-Type": "application/json"})
+            return fail(call, json.loads(forwarded.body))
+
+        proxy = FaultProxy(anvil.rpc_url).start()
+        proxy.fault = per_call(proxy, reply_to)
+        proxies.append(proxy)
+        return proxy.url, asked
+
+    yield start
+    for proxy in proxies:
+        proxy.stop()
+
+
+def scanned_twice(url, asked, height, watched) -> tuple[list[SeenTransfer], list[tuple]]:
+    """A client scans the block at `height`, fails on its traces, and scans it again as the next pass would: what
+    the second scan finds, and the (method, params) it asked the node."""
+    client = EthereumClient(url, trace_retry_s=60)
+    with pytest.raises(NodeError):  # the pass stops at the block
+        client.transfers_in_block(client.block(height), {watched})
+    first = len(asked)
+    found = client.transfers_in_block(client.block(height), {watched})
+    return found, [(call["method"], call["params"]) for call in asked[first:]]
+
+
+def test_a_failed_transaction_trace_is_retried_alone_without_reading_the_block_again(
+    anvil, tokens, forwarder, one_block, tracing_fails, new_address, client
+):
+    watched = new_address()
+    failed = []
+
+    def one_trace_times_out(call, answer):
+        if not failed:
+            failed.append(call)
+            traces = answer["result"]
+            traces[2] = {"txHash": traces[2]["txHash"], "error": "execution timeout"}  # the forwarder's transaction
+        return answer
+
+    url, asked = tracing_fails(one_trace_times_out)
+    sent, height = paid_three_ways(anvil, tokens, forwarder, one_block, watched)
+
+    found, retry = scanned_twice(url, asked, height, watched)
+
+    assert found == client.transfers_in_block(client.block(height), {watched})  # the internal transfer too
+    assert retry == [
+        ("eth_getBlockByNumber", [hex(height), False]),  # the block's hash checked, not the block read again
+        ("debug_traceTransaction", [sent[2], {"tracer": "callTracer"}]),  # the failed transaction alone
+        ("eth_getTransactionReceipt", [sent[0]]),
+    ]
+
+
+def test_a_failed_block_trace_is_asked_again_alone(anvil, tokens, forwarder, one_block, tracing_fails, new_address):
+    watched = new_address()
+    failed = []
+
+    def fails_once(call, answer):
+        if failed:
+            return answer
+        failed.append(call)
+        return {"jsonrpc": "2.0", "id": call["id"], "error": {"code": -32000, "message": "execution timeout"}}
+
+    url, asked = tracing_fails(fails_once)
+    sent, height = paid_three_ways(anvil, tokens, forwarder, one_block, watched)
+
+    found, retry = scanned_twice(url, asked, height, watched)
+
+    assert [t for t in found if t.index < 0] == [SeenTransfer(sent[2], -1, watched, None, 9)]
+    assert [method for method, _ in retry] == [
+        "eth_getBlockByNumber",  # the hash only
+        "debug_traceBlockByHash",  # the trace call alone: not eth_getLogs
+        "eth_getTransactionReceipt",
+    ]
+    assert retry[0][1] == [hex(height), False]
 
 
 def test_a_node_that_does_not_answer_is_a_node_error():
