@@ -40,6 +40,11 @@ export function tOr(key: string, fallback: string): string {
   return key in en ? t(key as Key) : fallback;
 }
 
+/** A code's message when there is one, else null. */
+export function tKnown(key: string): string | null {
+  return key in en ? t(key as Key) : null;
+}
+
 /** "1234.50" (the API's USD text) as money in the current language. */
 export function usd(text: string): string {
   return new Intl.NumberFormat(LOCALES[language.value], { style: "currency", currency: "USD" }).format(Number(text));

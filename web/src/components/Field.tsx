@@ -1,9 +1,13 @@
 import type { ComponentChildren } from "preact";
 import type { Problem } from "../api/client";
+import { tKnown } from "../i18n";
 
-/** The message of the problem's error on this field, if any. */
+/** The message of the problem's error on this field, if any: by the problem's code when it is not a plain
+ * validation error (a secret in it) and the code is known, else as the API wrote it. */
 export function fieldError(problem: Problem | null, field: string): string | undefined {
-  return problem?.errors.find((e) => e.field === field || e.field.endsWith(`.${field}`))?.message;
+  const error = problem?.errors.find((e) => e.field === field || e.field.endsWith(`.${field}`));
+  if (!problem || !error) return undefined;
+  return (problem.code !== "validation_error" && tKnown(`field.${problem.code}`)) || error.message;
 }
 
 type Props = {

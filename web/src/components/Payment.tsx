@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, must, type Problem, type Schemas } from "../api/client";
-import { countdown, dateTime, t, usd } from "../i18n";
+import { countdown, dateTime, t, tKnown, usd } from "../i18n";
 import { useSecondsUntil } from "../live";
 import { Copyable } from "./Copy";
 import { ProblemNotice } from "./ProblemNotice";
@@ -50,7 +50,9 @@ export function MethodChooser({ onChoose, busy }: { onChoose: (m: Method) => voi
                 </span>
               </button>
               {!m.available && (
-                <small id={reasonId}>{t("pay.methodUnavailable", { reason: m.reason ?? "" })}</small>
+                <small id={reasonId}>
+                  {t("pay.methodUnavailable", { reason: tKnown(`pay.reason.${m.reason}`) ?? m.reason ?? "" })}
+                </small>
               )}
             </li>
           );

@@ -3,7 +3,7 @@ import { api, must, type Problem, type Schemas } from "../api/client";
 import { More } from "../components/More";
 import { Instructions, MethodChooser } from "../components/Payment";
 import { ProblemNotice } from "../components/ProblemNotice";
-import { dateTime, t, usd } from "../i18n";
+import { dateTime, t, tKnown, usd } from "../i18n";
 import { useLive } from "../live";
 import { usePaged } from "../paging";
 
@@ -86,7 +86,7 @@ export function Balance() {
               {ledger.items.map((e) => (
                 <tr key={e.at + e.ref}>
                   <td>{dateTime(e.at)}</td>
-                  <td>{e.reason}</td>
+                  <td>{tKnown(`ledger.reason.${e.reason}`) ?? e.reason}</td>
                   <td class="number">{usd(e.amount_usd)}</td>
                 </tr>
               ))}

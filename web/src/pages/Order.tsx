@@ -5,12 +5,11 @@ import { ACTIVE, Instructions, MethodChooser } from "../components/Payment";
 import { ProblemNotice } from "../components/ProblemNotice";
 import { dateTime, t, tOr, usd } from "../i18n";
 import { useLive } from "../live";
+import { timelineDetail } from "../said";
 import { describe } from "./Orders";
 
 type Order = Schemas["Order"];
 const SETTLED = ["ended", "cancelled", "failed"];
-// Kinds whose translated name says it all; the detail (the services' English) shows for the others (why it failed).
-const SAID_BY_KIND = new Set(["created", "awaiting_payment", "payment_reported", "paid", "provisioning", "ready"]);
 // A transfer is on its way, or the machine is being prepared: look often.
 const onItsWay = (p: { status: string; reported_at: string | null }) =>
   ["seen", "confirming"].includes(p.status) || (p.status === "awaiting_transfer" && p.reported_at !== null);
@@ -123,12 +122,15 @@ export function OrderPage({ id }: { id: string }) {
       <section class="card" aria-labelledby="timeline-title">
         <h2 id="timeline-title">{t("timeline.title")}</h2>
         <ol class="timeline" data-testid="timeline">
-          {order.timeline.map((entry) => (
-            <li key={entry.at + entry.kind} data-kind={entry.kind}>
-              <time dateTime={entry.at}>{dateTime(entry.at)}</time> {tOr(`timeline.${entry.kind}`, entry.kind)}
-              {entry.detail && !SAID_BY_KIND.has(entry.kind) && <small> — {entry.detail}</small>}
-            </li>
-          ))}
+          {order.timeline.map((entry) => {
+            const detail = timelineDetail(entry);
+            return (
+              <li key={entry.at + entry.kind} data-kind={entry.kind}>
+                <time dateTime={entry.at}>{dateTime(entry.at)}</time> {tOr(`timeline.${entry.kind}`, entry.kind)}
+                {detail && <small> — {detail}</small>}
+              </li>
+            );
+          })}
         </ol>
       </section>
       <p>

@@ -6,6 +6,7 @@ import { ProblemNotice } from "../components/ProblemNotice";
 import { dateTime, t, type Key } from "../i18n";
 import { usePaged } from "../paging";
 import { path } from "../router";
+import { answerText } from "../said";
 import { describe } from "./Orders";
 
 type NewRequest = Schemas["NewSupportRequest"];
@@ -38,12 +39,13 @@ export function Support() {
               <p>
                 <strong>{t(`support.kind.${request.kind}`)}</strong> · <code>{request.order_id}</code> ·{" "}
                 <span class="badge">{t(`support.status.${request.status}`)}</span>
+                {request.decision && <> · <span class="badge">{t(`support.decision.${request.decision}`)}</span></>}
               </p>
               <p class="text">{request.message}</p>
               {request.answers.map((answer) => (
                 <blockquote key={answer.at}>
                   <p class="hint">{t("support.answer", { date: dateTime(answer.at) })}</p>
-                  <p class="text">{answer.text}</p>
+                  <p class="text">{answerText(answer.text)}</p>
                 </blockquote>
               ))}
             </li>
