@@ -27,4 +27,5 @@ class ProcessedEvent(SQLModel, table=True):
 
     consumer: str = Field(max_length=128, primary_key=True)
     event_id: str = Field(max_length=64, primary_key=True)
-    processed_at: datetime = Field(default_factory=utcnow, sa_column=Column(UtcDateTime(), nullable=False))
+    # Indexed for the prune of old rows (Store.prune_processed), which would otherwise read the whole table.
+    processed_at: datetime = Field(default_factory=utcnow, sa_column=Column(UtcDateTime(), nullable=False, index=True))
