@@ -103,12 +103,15 @@ class Traffic:
     def transactions(self, slot: int, recent_blockhash: str, details: str, max_version: int | None) -> list[dict]:
         """The block's traffic as getBlock's `transactions` entries for `details` "full" or "accounts"."""
         signatures = [str(Signature.from_bytes(s)) for s in self.signatures(slot)]
-        rng = random.Random(slot * 1_000_003 + self.seed)
         entries = [
             self._vote(v, slot, signatures[i], recent_blockhash, details, max_version)
             for i, v in enumerate(self._validators)
         ]
-        entries += [self._swap(rng, signatures[self.votes + i], recent_blockhash, details) for i in range(self.swaps)]
+        # Each swap drawn from its own signature: the same swap whatever the details asked for.
+        entries += [
+            self._swap(random.Random(signature), signature, recent_blockhash, details)
+            for signature in signatures[self.votes :]
+        ]
         return entries
 
     # ------------------------------------------------------------- votes --

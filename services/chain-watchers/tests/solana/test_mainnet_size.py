@@ -11,10 +11,11 @@ from datetime import UTC, datetime
 
 import pytest
 from solders.keypair import Keypair
+from solders.rpc.responses import GetBlockResp
 from solders.token.associated import get_associated_token_address
 
 from infra.devnet.fault_proxy import FaultProxy
-from infra.devnet.solana_double import SolanaDouble
+from infra.devnet.solana_double import RpcError, SolanaDouble
 from infra.devnet.solana_double.ledger import LAMPORTS_PER_SOL
 from infra.devnet.solana_double.traffic import VOTE_PROGRAM, Traffic
 from infra.devnet.solana_double.wallet import Wallet
@@ -24,6 +25,7 @@ from kernodeck_watchers.domain.progress import Progress
 from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.scanner import Scanner
 
+from .test_double import typed
 from .test_tokens import new_mint, open_account, send_tokens
 
 TRAFFIC = Traffic(votes=300, swaps=150)  # mainnet's shapes, a quarter of its count: the tests stay quick
@@ -142,3 +144,32 @@ def test_blocks_answered_out_of_order_are_committed_in_slot_order(store, events,
     seen = [e for e in events.all() if e["type"] == "transfer_seen"]
     assert [int(e["amount"]) for e in seen] == [1_000_000, 2_000_000, 3_000_000, 4_000_000]
     assert [e["block_height"] for e in seen] == sorted(e["block_height"] for e in seen)
+
+
+def test_the_traffic_has_agave_shapes_in_full_and_accounts_details(busy, rich):
+    slot = busy.rpc("double_produceBlocks", 3) - 2
+    config = {"commitment": "confirmed", "maxSupportedTransactionVersion": 0}
+
+    full = busy.rpc("getBlock", slot, config)
+    accounts = busy.rpc("getBlock", slot, ACCOUNTS)
+    signatures = busy.rpc("getBlock", slot, {**config, "transactionDetails": "signatures"})["signatures"]
+
+    typed(GetBlockResp, full)
+    typed(GetBlockResp, accounts)
+    assert [t["transaction"]["signatures"] for t in full["transactions"]] == [[s] for s in signatures]
+    assert [t["transaction"]["signatures"] for t in accounts["transactions"]] == [[s] for s in signatures]
+    assert len(set(signatures)) == TRAFFIC.count()  # the airdrop's block is the one before
+    for item, listed in zip(full["transactions"], accounts["transactions"], strict=True):
+        message, meta = item["transaction"]["message"], item["meta"]
+        loaded = meta["loadedAddresses"]
+        keys = message["accountKeys"] + loaded["writable"] + loaded["readonly"]
+        assert [a["pubkey"] for a in listed["transaction"]["accountKeys"]] == keys
+        assert listed["meta"]["postTokenBalances"] == meta["postTokenBalances"]
+        assert len(meta["preBalances"]) == len(meta["postBalances"]) == len(keys)
+    following = busy.rpc("getBlock", slot + 1, ACCOUNTS)["transactions"]
+    vote, next_vote = accounts["transactions"][0]["meta"], following[0]["meta"]
+    assert next_vote["preBalances"][0] == vote["postBalances"][0]  # the same validator, its fee paid once a slot
+    for refused, code in (({"encoding": "base64"}, -32602), ({"maxSupportedTransactionVersion": None}, -32015)):
+        with pytest.raises(RpcError) as raised:
+            busy.rpc("getBlock", slot, {**config, **refused})
+        assert raised.value.code == code
