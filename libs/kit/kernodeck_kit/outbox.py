@@ -25,7 +25,7 @@ from sqlmodel import Session, func, select
 
 from kernodeck_contracts.events import Event
 from kernodeck_kit import metrics
-from kernodeck_kit.db import is_postgres
+from kernodeck_kit.db import insert_for, is_postgres
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
 from kernodeck_kit.types import utcnow
 
@@ -76,14 +76,17 @@ class Tx:
     def first_delivery(self, consumer: str, event_id: str) -> bool:
         """Record `event_id` for `consumer`; False when it was applied before.
 
-        The primary key makes a concurrent second delivery fail at flush, so
-        exactly one of two racing workers applies the event.
+        One insert that does nothing on the primary key's conflict: a second
+        delivery racing the first waits for its transaction and, once that
+        commits, finds the row and is told so, rather than failing.
         """
-        if self.session.get(ProcessedEvent, (consumer, event_id)) is not None:
-            return False
-        self.session.add(ProcessedEvent(consumer=consumer, event_id=event_id))
-        self.session.flush()
-        return True
+        record = (
+            insert_for(self.session, ProcessedEvent)
+            .values(consumer=consumer, event_id=event_id, processed_at=utcnow())
+            .on_conflict_do_nothing()
+            .returning(ProcessedEvent.event_id)
+        )
+        return self.session.execute(record).first() is not None
 
 
 class OutboxRelay:

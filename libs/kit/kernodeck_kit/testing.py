@@ -94,6 +94,7 @@ class EventTap:
     def __init__(self, queue):
         self.queue = queue
         self.received: list[tuple[str, dict]] = []
+        self.event_ids: set[str] = set()
 
     def wait(self, event_type: str, count: int = 1, seconds: float = 5.0) -> list[dict]:
         """Payloads of `event_type` received so far, once there are `count` or `seconds` have passed."""
@@ -105,7 +106,8 @@ class EventTap:
             message = self.queue.get(no_ack=True)
             if message is None:
                 eventlet.sleep(0.05)
-            else:
+            elif message.payload["event_id"] not in self.event_ids:  # published at least once: each counted once
+                self.event_ids.add(message.payload["event_id"])
                 self.received.append((message.delivery_info["routing_key"], message.payload))
 
 

@@ -169,6 +169,29 @@ def test_an_event_delivered_twice_has_one_effect(container_factory, config):
     assert sorted(applied) == ["o-3", "o-4"]
 
 
+def test_two_workers_consuming_one_event_at_once_apply_it_once_and_neither_fails(config):
+    engine = make_engine(config["DATABASE_URL"])
+    store = Store(engine, "consumer", relay=None)
+    event = order_created("o-7")
+    first_inside, outcomes = eventlet.event.Event(), []
+
+    def first():
+        with store.consume("order_created", event) as tx:
+            first_inside.send()
+            eventlet.sleep(0.3)  # the second worker's record waits on this uncommitted one
+            outcomes.append(tx is not None)
+
+    def second():
+        first_inside.wait()
+        with store.consume("order_created", event) as tx:
+            outcomes.append(tx is not None)
+
+    for worker in [eventlet.spawn(first), eventlet.spawn(second)]:
+        worker.wait()
+    assert outcomes == [True, False]
+    engine.dispose()
+
+
 def test_pruning_forgets_old_sent_rows_and_keeps_unsent_ones(config):
     engine = make_engine(config["DATABASE_URL"])
     relay = OutboxRelay(engine, "orders", publish=lambda row: None)

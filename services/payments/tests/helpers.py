@@ -202,7 +202,7 @@ def report_watchers(watcher: Chain, *networks: str, lagging: bool = False) -> No
 
 
 class EventTap:
-    """A queue of its own bound to an exchange (`payments.events`): every event published there, in order."""
+    """A queue of its own bound to an exchange (`payments.events`): every event published there, once, in order."""
 
     def __init__(self, amqp_uri: str, exchange: str = "payments.events"):
         self.connection = Connection(amqp_uri)
@@ -216,10 +216,14 @@ class EventTap:
         self.queue = queue(self.channel)
         self.queue.declare()
         self.seen: list[tuple[str, dict]] = []
+        self.event_ids: set[str] = set()
 
     def of(self, event_type: str) -> list[dict]:
+        """Each event once: the outbox publishes at least once, and its relay may repeat a slow first publish."""
         while (message := self.queue.get(no_ack=True, accept=["json"])) is not None:
-            self.seen.append((message.delivery_info["routing_key"], message.payload))
+            if message.payload["event_id"] not in self.event_ids:
+                self.event_ids.add(message.payload["event_id"])
+                self.seen.append((message.delivery_info["routing_key"], message.payload))
         return [payload for kind, payload in self.seen if kind == event_type]
 
     def wait_for(self, event_type: str, count: int, seconds: float = 10.0) -> list[dict]:
