@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from kernodeck_kit.outbox import Store
 from kernodeck_watchers.domain.watched import WatchedAddresses
-from kernodeck_watchers.store.queries import insert_missing, watched_added_since, watches_ended
+from kernodeck_watchers.store.queries import insert_missing, live_watches, watched_added_since, watches_ended
 from kernodeck_watchers.store.tables import WatchedAddressRow
 
 # Longer than any transaction that adds a watch takes to commit.
@@ -72,7 +72,7 @@ class Watchlist:
         self.add(store, from_payments)
         self.watched = WatchedAddresses(self.watched.default_required)
         with store.read() as session:
-            for address, required in watched_added_since(session, self.network, None, now):
+            for address, required in live_watches(session, self.network, now):
                 self.watched.add(address, required)
         self.unchecked = recent
         self.loaded, self._synced_at = True, now

@@ -1,5 +1,6 @@
 """Reads and writes of the watcher's tables, one network at a time."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -35,14 +36,21 @@ def insert_missing(session: Session, rows: list[SQLModel], batch: int = 1000) ->
 # --- watched addresses ----------------------------------------------------
 
 
-def watched_added_since(session: Session, network: str, since: datetime | None, now: datetime) -> list[tuple[str, int]]:
-    """(address, required confirmations) of the live watches added since `since` (all of them for None)."""
+def watched_added_since(session: Session, network: str, since: datetime, now: datetime) -> list[tuple[str, int]]:
+    """(address, required confirmations) of the live watches added since `since`."""
+    query = select(WatchedAddressRow.address, WatchedAddressRow.required_confirmations).where(
+        WatchedAddressRow.network == network, WatchedAddressRow.watch_until > now, WatchedAddressRow.added_at >= since
+    )
+    return [(address, required) for address, required in session.exec(query)]
+
+
+def live_watches(session: Session, network: str, now: datetime, chunk: int = 10_000) -> Iterator[tuple[str, int]]:
+    """(address, required confirmations) of every live watch, read `chunk` rows at a time: a million watches
+    never sit in memory as rows beside the set they fill."""
     query = select(WatchedAddressRow.address, WatchedAddressRow.required_confirmations).where(
         WatchedAddressRow.network == network, WatchedAddressRow.watch_until > now
     )
-    if since is not None:
-        query = query.where(WatchedAddressRow.added_at >= since)
-    return [(address, required) for address, required in session.exec(query)]
+    yield from session.connection().execute(query.execution_options(stream_results=True, max_row_buffer=chunk))
 
 
 def watches_ended(session: Session, network: str, start: datetime, end: datetime) -> list[str]:
