@@ -57,10 +57,10 @@ class Evm:
     def code(self, address: str, height: int | None = None) -> str:
         return self.node.rpc("eth_getCode", address, _tag(height)).removeprefix("0x")
 
-    def call(self, sender: str, to: str, data: str) -> tuple[bool, str]:
-        """(succeeded, return or revert data as bare hex) of a call on the current state."""
+    def call(self, sender: str, to: str, data: str, height: int | None = None) -> tuple[bool, str]:
+        """(succeeded, return or revert data as bare hex) of a call on the state at `height` (the current one)."""
         try:
-            result = self.node.rpc("eth_call", {"from": sender, "to": to, "data": "0x" + data}, "latest")
+            result = self.node.rpc("eth_call", {"from": sender, "to": to, "data": "0x" + data}, _tag(height))
         except RPCError as error:
             revert = error.error.get("data") if isinstance(error.error, dict) else None
             return False, (revert or "0x").removeprefix("0x")

@@ -152,6 +152,22 @@ def triggersmartcontract(view: View, params: dict) -> dict:
     return {"result": {"result": True}, "transaction": _unsigned(view, tx)}
 
 
+def triggerconstantcontract(view: View, params: dict) -> dict:
+    """A contract call run on the view's state and not broadcast (a TRC-20's balanceOf): what it returned in
+    `constant_result`, or CONTRACT_EXE_ERROR when it reverted."""
+    body = from_request(params, view.visible)
+    contract = to_evm(body["contract_address"])
+    evm_height = view.chain.blocks[view.bound].evm_height
+    if not view.evm.code(contract, evm_height):
+        return {"result": {"code": "CONTRACT_VALIDATE_ERROR", "message": b"No contract or not a smart contract".hex()}}
+    owner = to_evm(body["owner_address"]) if body.get("owner_address") else "0x" + "00" * 20
+    succeeded, output = view.evm.call(owner, contract, _call_data(body), evm_height)
+    if not succeeded:
+        message = b"REVERT opcode executed".hex()
+        return {"result": {"code": "CONTRACT_EXE_ERROR", "message": message}, "constant_result": [output]}
+    return {"result": {"result": True}, "constant_result": [output]}
+
+
 def _refusal(code: str, txid: str, message: str) -> dict:
     return {"code": code, "txid": txid, "message": message.encode().hex()}
 
@@ -195,6 +211,7 @@ READ = {
     "gettransactioninfobyid": gettransactioninfobyid,
     "gettransactioninfobyblocknum": gettransactioninfobyblocknum,
     "getaccount": getaccount,
+    "triggerconstantcontract": triggerconstantcontract,
 }
 # /wallet/ has every endpoint; /walletsolidity/ only the reads.
 WALLET = {

@@ -191,9 +191,10 @@ class TransferReverted(ChainTransfer):
 
 
 class BalanceMismatch(Event):
-    """A watched address holds more of the network's own coin than the transfers its watcher saw in blocks: something
-    paid it unseen (ETH or TRX sent by a contract, a transaction of a shape the watcher could not read). Payments
-    opens a review item. Amounts in base units; `height` is the scanned block the transfers were counted up to."""
+    """A watched address holds more of the network's own coin, or of the token its watch expects, than the transfers
+    its watcher saw in blocks: something paid it unseen (ETH or TRX sent by a contract, a transaction of a shape the
+    watcher could not read, a token payment in a block no scan covered). Payments opens a review item. Amounts in
+    base units; `height` is the scanned block the transfers were counted up to."""
 
     source = "chain"
     type = "balance_mismatch"
@@ -203,6 +204,7 @@ class BalanceMismatch(Event):
     balance: int
     seen: int
     height: int
+    token: str | None = None  # the token contract; None for the network's own coin
 
 
 class WatcherStatus(Event):

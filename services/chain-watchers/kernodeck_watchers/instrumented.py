@@ -5,7 +5,7 @@ from collections.abc import Callable, Collection, Container
 from typing import TypeVar
 
 from kernodeck_watchers import metrics
-from kernodeck_watchers.chains.base import BlockRef, ChainClient, NodeError, SeenTransfer
+from kernodeck_watchers.chains.base import BlockRef, ChainClient, NodeError, SeenTransfer, TokenBalances
 
 T = TypeVar("T")
 
@@ -39,6 +39,11 @@ class InstrumentedClient:
 
     def balances(self, addresses: list[str], height: int) -> dict[str, int]:
         return self._measure("balances", self.client.balances, addresses, height)
+
+    def token_balances(self, holdings: list[tuple[str, str]], height: int) -> dict[tuple[str, str], int]:
+        if not isinstance(self.client, TokenBalances):  # a network whose client reads no token balances
+            return {}
+        return self._measure("token_balances", self.client.token_balances, holdings, height)
 
     def address_activity(
         self, addresses: Collection[str], since_height: int

@@ -2,8 +2,8 @@
 
 The watcher's balance check (chain-watchers' balance_check) is the backstop
 for transfers it cannot see (ETH or TRX sent by a contract, a transaction it
-could not read). One item per address and balance: the same difference told
-again changes nothing; a larger one is a new item.
+could not read). One item per address, token and balance: the same difference
+told again changes nothing; a larger one is a new item.
 """
 
 from datetime import datetime
@@ -20,7 +20,8 @@ REASON = "balance_mismatch"
 def record_balance_mismatch(session: Session, event: BalanceMismatch, now: datetime) -> bool:
     """Queue the review item, with the intent owning the address when there is one; True when queued now."""
     owner = intent_at(session, event.network, event.address)
-    key = f"{REASON}:{event.network}:{event.address}:{event.balance}"
+    asset = f"{event.token}:" if event.token else ""  # the network's own coin keeps its keys of before
+    key = f"{REASON}:{event.network}:{event.address}:{asset}{event.balance}"
     return open_review(
         session,
         key,

@@ -144,7 +144,9 @@ def test_the_audit_trail_has_the_opening_and_the_operators_decision(payments_rea
     assert listed["audit"] == resolved["audit"]
 
 
-def test_a_balance_larger_than_the_transfers_seen_opens_one_review_per_difference(payments_ready, payments, watcher):
+def test_a_balance_larger_than_the_transfers_seen_opens_one_review_per_difference_and_asset(
+    payments_ready, payments, watcher
+):
     payment = payments.create_topup(ACC, 10_000, "ETH", "ethereum")["payment"]
     mismatch = {"network": "ethereum", "address": payment["address"], "seen": 0, "height": 12}
     watcher.send(BalanceMismatch, balance=7, **mismatch)
@@ -153,3 +155,5 @@ def test_a_balance_larger_than_the_transfers_seen_opens_one_review_per_differenc
     assert (item["payment_id"], item["account_id"]) == (payment["id"], ACC)
     watcher.send(BalanceMismatch, balance=9, **mismatch)  # more arrived unseen: a new item
     assert len([i for i in payments.list_reviews("open")["items"] if i["reason"] == "balance_mismatch"]) == 2
+    watcher.send(BalanceMismatch, balance=9, token="0x" + "d" * 40, **mismatch)  # as much of a token: its own item
+    assert len([i for i in payments.list_reviews("open")["items"] if i["reason"] == "balance_mismatch"]) == 3

@@ -9,7 +9,7 @@ hash lookup per output or log (`Watched.get`), never a loop over addresses.
 """
 
 from collections.abc import Collection
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from kernodeck_watchers.domain.blocks import BlockRef, SeenTransfer
 
@@ -74,3 +74,12 @@ class ChainClient(Protocol):
     ) -> list[tuple[SeenTransfer, BlockRef | None]]:
         """A targeted look at a few addresses ("J'ai payé", new watches): their transfers in the blocks from
         `since_height` to the tip, each with the block it was found in, and in the mempool (block None)."""
+
+
+@runtime_checkable
+class TokenBalances(Protocol):
+    """A client whose network has tokens the balance check can read (ERC-20, TRC-20)."""
+
+    def token_balances(self, holdings: list[tuple[str, str]], height: int) -> dict[tuple[str, str], int]:
+        """Each (address, token contract)'s balance of that token, in its base units: at `height` where the node
+        can say (Ethereum), else at its tip. A contract that does not answer `balanceOf` is left out."""

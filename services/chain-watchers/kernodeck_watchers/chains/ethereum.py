@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 # The ERC-20 (and ERC-721) Transfer event's topic0, as Ethereum's JSON-RPC spells it.
 TRANSFER_TOPIC = "0x" + evm.TRANSFER_TOPIC
 METHOD_NOT_FOUND = -32601
+BALANCE_OF = "0x" + evm.selector("balanceOf(address)").hex()
 VALUE_FRAMES = frozenset({"CALL", "CREATE", "CREATE2", "SELFDESTRUCT"})  # frames whose value moves to `to`
 BATCH_BLOCKS = 8  # full blocks per batch in address_activity: geth caps a batch answer at 25 MB
 
@@ -375,6 +376,19 @@ class EthereumClient:
     def balances(self, addresses: list[str], height: int) -> dict[str, int]:
         answers = self.rpc.batch([("eth_getBalance", [address, hex(height)]) for address in addresses])
         return {address: int(ok(answer), 16) for address, answer in zip(addresses, answers, strict=True)}
+
+    def token_balances(self, holdings: list[tuple[str, str]], height: int) -> dict[tuple[str, str], int]:
+        """ERC-20 `balanceOf` of each (address, token) at `height` (`eth_call`, batched); a call that reverts, or
+        answers no uint256 (no code there), is left out."""
+        calls = [
+            ("eth_call", [{"to": token, "data": BALANCE_OF + address[2:].rjust(64, "0")}, hex(height)])
+            for address, token in holdings
+        ]
+        balances = {}
+        for held, answer in zip(holdings, self.rpc.batch(calls), strict=True):
+            if isinstance(answer, str) and len(answer) >= 66:
+                balances[held] = int(answer[2:66], 16)
+        return balances
 
     def address_activity(
         self, addresses: Collection[str], since_height: int

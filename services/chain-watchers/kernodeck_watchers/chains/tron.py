@@ -17,7 +17,7 @@ SUCCESS count. Addresses are base58check (T...), matched as given.
 
 from collections.abc import Collection
 
-from kernodeck_chains.addresses import tron_address_of
+from kernodeck_chains.addresses import tron_address_of, tron_hex_address
 from kernodeck_chains.evm import TRANSFER_TOPIC
 
 from .base import BlockNotYet, BlockRef, NodeError, SeenTransfer, Watched
@@ -65,6 +65,25 @@ class TronClient:
     def balances(self, addresses: list[str], height: int) -> dict[str, int]:
         """At the node's tip (`/wallet/getaccount`; an account never funded answers {}: 0)."""
         return {address: int(self._post("getaccount", {"address": address}).get("balance", 0)) for address in addresses}
+
+    def token_balances(self, holdings: list[tuple[str, str]], height: int) -> dict[tuple[str, str], int]:
+        """TRC-20 `balanceOf` of each (address, token) at the node's tip (`/wallet/triggerconstantcontract`, one
+        request each); a call that fails or answers no uint256 is left out."""
+        balances = {}
+        for address, token in holdings:
+            answer = self._post(
+                "triggerconstantcontract",
+                {
+                    "owner_address": address,
+                    "contract_address": token,
+                    "function_selector": "balanceOf(address)",
+                    "parameter": tron_hex_address(address)[2:].rjust(64, "0"),
+                },
+            )
+            returned = answer.get("constant_result") or [""]
+            if (answer.get("result") or {}).get("result") and len(returned[0]) >= 64:
+                balances[(address, token)] = int(returned[0][:64], 16)
+        return balances
 
     def address_activity(
         self, addresses: Collection[str], since_height: int

@@ -62,6 +62,18 @@ def watches_ended(session: Session, network: str, start: datetime, end: datetime
     return list(session.exec(query))
 
 
+def watched_tokens(session: Session, network: str, addresses: list[str]) -> set[tuple[str, str]]:
+    """(address, token) of the watches of these addresses that expect a token."""
+    if not addresses:
+        return set()
+    query = select(WatchedAddressRow.address, WatchedAddressRow.token).where(
+        WatchedAddressRow.network == network,
+        WatchedAddressRow.address.in_(addresses),
+        WatchedAddressRow.token.is_not(None),
+    )
+    return {(address, token) for address, token in session.exec(query)}
+
+
 def get_watch(session: Session, network: str, address: str) -> WatchedAddressRow | None:
     return session.get(WatchedAddressRow, (network, address))
 
@@ -137,22 +149,24 @@ def tracked_in_blocks(session: Session, network: str, hashes: list[str]) -> list
     return [_tracked(row) for row in session.exec(query)]
 
 
-def seen_in_blocks(session: Session, network: str, addresses: list[str], height: int) -> dict[str, int]:
-    """Per address, the network's own coin its live transfers brought in blocks up to `height`."""
+def seen_in_blocks(
+    session: Session, network: str, addresses: list[str], height: int
+) -> dict[tuple[str, str | None], int]:
+    """Per (address, token), what its live transfers brought in blocks up to `height` (token None: the network's
+    own coin)."""
     if not addresses:
         return {}
     query = (
-        select(TrackedTransferRow.address, func.sum(TrackedTransferRow.amount))
+        select(TrackedTransferRow.address, TrackedTransferRow.token, func.sum(TrackedTransferRow.amount))
         .where(
             TrackedTransferRow.network == network,
             TrackedTransferRow.address.in_(addresses),
-            TrackedTransferRow.token.is_(None),
             TrackedTransferRow.block_height <= height,
             TrackedTransferRow.state != State.REVERTED,
         )
-        .group_by(TrackedTransferRow.address)
+        .group_by(TrackedTransferRow.address, TrackedTransferRow.token)
     )
-    return {address: int(total) for address, total in session.exec(query)}
+    return {(address, token): int(total) for address, token, total in session.exec(query)}
 
 
 def save_tracked(session: Session, network: str, tracked: Tracked, now: datetime) -> None:
