@@ -82,6 +82,13 @@ def test_a_secret_is_refused_before_anything_is_stored_and_an_answer_reaches_the
     operator = new_operator(stack, client)["headers"]
     queue = client.get("/api/v1/admin/support-requests", headers=operator).json()
     assert request["id"] in [r["id"] for r in queue["items"]]
+    leaked = client.post(
+        f"/api/v1/admin/support-requests/{request['id']}/answers",
+        json={"text": "Try my account: git clone https://ops:Hunter2024x@git.example/fix.git"},
+        headers=operator,
+    )
+    body = assert_problem(leaked, 422, "secret_in_request", "text")
+    assert "Hunter2024x" not in leaked.text and "secret" in body["detail"]
     answered = client.post(
         f"/api/v1/admin/support-requests/{request['id']}/answers",
         json={"text": "Your wheel is built for another GPU: install torch for CUDA 12.4."},
@@ -123,13 +130,20 @@ def test_the_operator_command_answers_and_sees_the_payments_of_a_paid_twice_ques
     assert set(by_network) == {"bitcoin", "litecoin"} and by_network["litecoin"]["transfers"] == []
     assert [(t["txid"], t["status"]) for t in by_network["bitcoin"]["transfers"]] == [(txid, "seen")]
 
-    def admin(*args):
-        done = subprocess.run([str(BIN / "kernodeck-admin"), "support", *args], env=stack.process("support").env,
+    def run_admin(*args) -> subprocess.CompletedProcess:
+        return subprocess.run([str(BIN / "kernodeck-admin"), "support", *args], env=stack.process("support").env,
                               capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+
+    def admin(*args):
+        done = run_admin(*args)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
     assert request["id"] in [r["id"] for r in admin("list")["items"]]
+    leaked = run_admin("answer", request["id"], "Log in as root with --password Hunter2024x to check")
+    assert leaked.returncode == 1 and leaked.stdout == ""
+    assert leaked.stderr.startswith("refused (secret_in_request): text: looks like a password on a command line")
+    assert "Hunter2024x" not in leaked.stderr and admin("show", request["id"])["answers"] == []
     admin("answer", request["id"], "No: one transfer, on bitcoin, not confirmed yet; do not send the litecoin one.")
     assert admin("show", request["id"])["status"] == "answered"
     mine = client.get("/api/v1/support-requests", headers=customer["headers"]).json()["items"]

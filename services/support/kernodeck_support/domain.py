@@ -140,14 +140,7 @@ def check_request(kind, message, fields: dict, now: datetime) -> tuple[str, Deta
             errors.append({"field": "due_by", "message": "due_by must be in the future, within 60 days"})
     if errors:
         raise ServiceError(ErrorCode.VALIDATION_ERROR, "the support request is not valid", errors)
-    leaks = secrets_in({name: value for name, value in texts.items() if isinstance(value, str)})
-    if leaks:
-        raise ServiceError(
-            ErrorCode.SECRET_IN_REQUEST,
-            "the request seems to contain a secret (a password, key or token): support never needs one."
-            " Remove it and send the request again; nothing was stored.",
-            leaks,
-        )
+    refuse_secrets({name: value for name, value in texts.items() if isinstance(value, str)}, "request")
     details = Details(
         failed_at=failed_at,
         due_by=due_by,
@@ -155,6 +148,19 @@ def check_request(kind, message, fields: dict, now: datetime) -> tuple[str, Deta
         **{name: fields.get(name) for name in LIMITS if name in allowed},
     )
     return message, details
+
+
+def refuse_secrets(texts: dict[str, str], sent: str) -> None:
+    """A secret_in_request refusal naming each of `texts` that looks like it holds a secret, never the text;
+    `sent`: what they make up (a customer's "request", an operator's "answer")."""
+    leaks = secrets_in(texts, sent)
+    if leaks:
+        raise ServiceError(
+            ErrorCode.SECRET_IN_REQUEST,
+            f"the {sent} seems to contain a secret (a password, key or token): support never needs one."
+            f" Remove it and send the {sent} again; nothing was stored.",
+            leaks,
+        )
 
 
 def text_problem(value, limit: int, required: bool = False) -> str | None:
@@ -181,10 +187,13 @@ def check_extendable(order: dict, now: datetime) -> None:
         raise ServiceError(ErrorCode.INVALID_STATE, "the rental is over: it cannot be extended")
 
 
-def answer(request: SupportRequest, author_id: str, text: str, now: datetime) -> Answer:
+def answer(request: SupportRequest, author_id: str, text: str, now: datetime, field: str = "text") -> Answer:
+    """An operator's answer; `field` names the operator's words in a refusal (an answer's `text`, a refusal's
+    `reason`, a confirmation's `note`): a secret is refused as in a request."""
     problem = text_problem(text, LIMITS["answer"], required=True)
     if problem:
-        raise ServiceError.field("answer", problem)
+        raise ServiceError.field(field, problem)
+    refuse_secrets({field: text}, "answer")
     reply = Answer(at=now, author_id=author_id, text=text)
     request.answers.append(reply)
     request.status = RequestStatus.ANSWERED

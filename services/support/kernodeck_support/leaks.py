@@ -1,6 +1,7 @@
-"""What looks like a secret in a support request: refused before anything is stored.
+"""What looks like a secret in a support request or an operator's answer: refused before anything is stored.
 
-Support never needs a password, a key or a token, and a request is read by people. Each pattern names what
+Support never needs a password, a key or a token, and requests and answers are read by people (an answer
+also goes to the order's timeline and by Telegram). Each pattern names what
 it found, never the text itself (the refusal must not echo the secret back). Transaction ids, addresses,
 public keys and ordinary code (a tokenizer, `max_tokens=2048`, `pad_token = tokenizer.eos_token`) pass.
 """
@@ -53,11 +54,11 @@ def find_secret(text: str) -> str | None:
     return None
 
 
-def secrets_in(fields: dict[str, str | None]) -> list[dict]:
-    """One {"field", "message"} per field that looks like it holds a secret."""
+def secrets_in(fields: dict[str, str | None], sent: str = "request") -> list[dict]:
+    """One {"field", "message"} per field that looks like it holds a secret; `sent`: what the fields make up."""
     found = []
     for name, text in fields.items():
         what = find_secret(text) if text else None
         if what is not None:
-            found.append({"field": name, "message": f"looks like {what}: remove it and send the request again"})
+            found.append({"field": name, "message": f"looks like {what}: remove it and send the {sent} again"})
     return found

@@ -172,7 +172,7 @@ def confirm_extension(
             f"Confirmed: {days} more days for {format_usd(price)} USD, to pay on the order page before"
             f" {rfc3339(extension.due_by)}. The new end counts once it is paid."
         )
-        _reply(unit, request, operator_id, f"{text}\n{note}" if note else text, now)
+        _reply(unit, request, operator_id, f"{text}\n{note}" if note else text, now, "note")
         return extension
 
 
@@ -181,7 +181,7 @@ def refuse_extension(units: Units[SupportUnit], operator_id: str, request_id, re
     with units.transaction() as unit:
         request = _found(unit.get_request(request_id, lock=True) if isinstance(request_id, str) else None)
         decide(request, "refused", now)
-        _reply(unit, request, operator_id, reason, now)
+        _reply(unit, request, operator_id, reason, now, "reason")
         return request
 
 
@@ -262,8 +262,8 @@ def _refused(extension_id: str, of, payment_id: str, cents: int, reason: str) ->
     )
 
 
-def _reply(unit: SupportUnit, request: SupportRequest, operator_id: str, text, now: datetime) -> None:
-    reply = answer(request, operator_id, text, now)
+def _reply(unit: SupportUnit, request: SupportRequest, operator_id: str, text, now: datetime, field="text") -> None:
+    reply = answer(request, operator_id, text, now, field)
     unit.add_answer(request.id, reply)
     unit.save_request(request)
     unit.emit(
@@ -281,4 +281,3 @@ def _found(request: SupportRequest | None) -> SupportRequest:
     if request is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "no such support request")
     return request
-

@@ -10,7 +10,9 @@ from kernodeck_support.domain import (
     Details,
     Extension,
     ExtensionStatus,
+    RequestStatus,
     SupportRequest,
+    answer,
     check_extendable,
     check_request,
     decide,
@@ -117,6 +119,24 @@ def test_a_secret_is_refused_with_its_own_code_naming_the_field():
     assert error.code == ErrorCode.SECRET_IN_REQUEST
     assert fields_of(error) == {"first_error"}
     assert "abcdef0123456789" not in str(error.errors) + error.detail
+
+
+def test_an_operators_answer_with_a_secret_is_refused_like_a_request_and_ordinary_text_passes():
+    request = extension_request(kind="question")
+    for field, text in (
+        ("text", "Log in with password=Hunter2024 and retry"),
+        ("reason", "Use this key: -----BEGIN OPENSSH PRIVATE KEY-----"),
+        ("note", "Our token: ghp_0123456789abcdefghijABCDEFGHIJ012345"),
+    ):
+        with pytest.raises(ServiceError) as caught:
+            answer(request, "op1", text, NOW, field)
+        error = caught.value
+        assert error.code == ErrorCode.SECRET_IN_REQUEST and fields_of(error) == {field}
+        assert "answer" in error.detail and text.split()[-1] not in str(error.errors) + error.detail
+    assert (request.status, request.answers) == (RequestStatus.OPEN, [])
+    ordinary = "Set max_tokens=2048 and pad_token = tokenizer.eos_token; password = os.environ['DB_PASSWORD']."
+    assert answer(request, "op1", ordinary, NOW).text == ordinary
+    assert request.status == RequestStatus.ANSWERED
 
 
 def order(status="ready", ends_at="2026-12-04T12:00:00Z") -> dict:

@@ -53,6 +53,20 @@ def test_refusals_cross_the_rpc_boundary_with_their_code_and_fields(support, nei
     assert support.list_queue()["items"] == []
 
 
+def test_an_operators_answer_holding_a_secret_is_refused_over_rpc(support, neighbours, events):
+    neighbours["o1"] = an_order("o1", "alice")
+    opened = support.open_request("alice", "o1", "question", "which port is the notebook on?")
+    with pytest.raises(RemoteError) as secret:
+        support.answer_request("op1", opened["id"], "Open https://alice:Hunter2024@node.example/lab")
+    assert secret.value.code == "secret_in_request"
+    assert secret.value.errors == [
+        {"field": "text", "message": "looks like credentials in a URL: remove it and send the answer again"}
+    ]
+    assert support.get_request(opened["id"])["answers"] == []
+    assert support.answer_request("op1", opened["id"], "Port 8888, through the SSH tunnel.")["status"] == "answered"
+    assert [a["answer"] for a in events.wait("support_request_answered")] == ["Port 8888, through the SSH tunnel."]
+
+
 def test_an_extension_confirmed_over_rpc_is_priced_from_the_catalog(support, neighbours, events):
     neighbours["o1"] = an_order("o1", "alice", lots=3)
     request = support.open_request("alice", "o1", "extension", "3 more days", {"extra_days": 3, "due_by": DUE})

@@ -155,8 +155,30 @@ def test_an_answer_must_be_text_and_the_request_must_exist(units, orders):
     assert missing.value.code == ErrorCode.NOT_FOUND
 
 
-def confirm(units, orders, request_id, at=NOW, extension_id="x1"):
-    return use_cases.confirm_extension(units, "op1", request_id, None, at, extension_id, orders, price_of)
+def confirm(units, orders, request_id, at=NOW, extension_id="x1", note=None):
+    return use_cases.confirm_extension(units, "op1", request_id, note, at, extension_id, orders, price_of)
+
+
+def test_an_operators_words_holding_a_secret_are_refused_and_nothing_is_stored(units, orders):
+    question = open_(units, orders)
+    extension = open_(units, orders, "extension", "7 more days", extra_days=7, due_by=DUE)
+    secret = "ssh with password=Hunter2024"
+    refusals = {
+        "text": lambda: use_cases.answer_request(units, "op1", question.id, secret, NOW),
+        "note": lambda: confirm(units, orders, extension.id, note=secret),
+        "reason": lambda: use_cases.refuse_extension(units, "op1", extension.id, secret, NOW),
+    }
+    for field, call in refusals.items():
+        with pytest.raises(ServiceError) as caught:
+            call()
+        assert caught.value.code == ErrorCode.SECRET_IN_REQUEST
+        assert caught.value.errors == [
+            {"field": field, "message": "looks like a password: remove it and send the answer again"}
+        ]
+    assert [(r.status, r.answers, r.decision) for r in units.state.requests.values()] == [("open", [], None)] * 2
+    assert units.state.extensions == {} and units.of(SupportRequestAnswered) == units.of(ExtensionConfirmed) == []
+    confirm(units, orders, extension.id, note="Booked: the node is yours until the new end.")
+    assert units.of(ExtensionConfirmed) and units.state.requests[extension.id].status == "answered"
 
 
 def test_a_confirmed_extension_is_priced_from_the_catalog_for_every_lot(units, orders):
