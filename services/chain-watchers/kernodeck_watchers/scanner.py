@@ -116,8 +116,13 @@ class Scanner:
             return cursor
         if self.start_height is not None:
             start = self.client.block(max(self.start_height - 1, 0))
+        elif target == tip.height:
+            start = tip
         else:
-            start = tip if target == tip.height else self.client.block(target)
+            try:
+                start = self.client.block(target)
+            except BlockNotYet:  # a backend that lacks it yet: the first scan starts after the tip instead
+                start = tip
         with self.store.transaction() as tx:
             add_scanned_block(tx.session, self.network, start, self.history_blocks)
             save_cursor(tx.session, self.network, Cursor(start.height, start.hash), self.clock())

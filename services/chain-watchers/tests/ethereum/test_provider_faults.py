@@ -42,7 +42,10 @@ def followed(anvil, watcher_db, wait):
     at a time, as the chain makes them, not in a burst that any watcher is behind for a moment."""
 
     def scanned_to_the_tip() -> None:
-        wait(lambda: watcher_db.cursor_height() == height(anvil) - TIP_DELAY, what="the watcher to follow the tip")
+        # At or past it: a first scan starts after the tip where the block below it was not there yet.
+        wait(
+            lambda: (watcher_db.cursor_height() or 0) >= height(anvil) - TIP_DELAY, what="the watcher to follow the tip"
+        )
 
     return scanned_to_the_tip
 
@@ -81,25 +84,30 @@ def block_by_number(body) -> int | None:
     return int(tag, 16) if isinstance(tag, str) and tag.startswith("0x") else None
 
 
-def test_null_for_a_block_the_tip_announced_loses_nothing_and_is_not_an_outage(
-    anvil, tokens, proxy, watched, followed, tap
-):
+@pytest.fixture
+def nulls(proxy) -> list[int]:
+    """From before the watcher starts: "latest" comes from a backend that has the newest block, a block by number,
+    the first few times it is asked for, from one that has not got it yet. The heights answered null."""
     asked: Counter[int] = Counter()
-    nulls: list[int] = []
+    answered: list[int] = []
 
     def backend_without_the_newest_blocks(path, body):
-        # "latest" comes from a backend that has the newest block; a block by number, the first few times it is
-        # asked for, from one that has not got it yet.
         wanted = block_by_number(body)
         if wanted is None:
             return None
         asked[wanted] += 1
         if asked[wanted] > NULLS_PER_BLOCK:
             return None
-        nulls.append(wanted)
+        answered.append(wanted)
         return rpc_reply(body, None)
 
     proxy.fault = backend_without_the_newest_blocks
+    return answered
+
+
+def test_null_for_a_block_the_tip_announced_loses_nothing_and_is_not_an_outage(
+    anvil, tokens, nulls, watched, followed, tap
+):
     eth = send(anvil, {"to": watched, "value": hex(7_000)})  # automine: a block of its own
     followed()
     usdt = transfer_token(anvil, tokens["USDT"], watched, 8_000)
