@@ -51,7 +51,7 @@ test-services:
 	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration --ignore=services/notify
 
 test-http:
-	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/devnet infra/prometheus infra/grafana infra/k8s admin
+	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/lib infra/devnet infra/prometheus infra/grafana infra/k8s admin
 
 # The web frontend in Debian's headless Chromium, against a running stack with its local chains.
 test-browser:

@@ -5,6 +5,7 @@
 # A server already installed is left as it is. A PostgreSQL installed here trusts local TCP
 # connections (127.0.0.1 and ::1), as the tests' postgres@127.0.0.1 expects: a development machine only.
 set -euo pipefail
+source "$(dirname "$0")/../lib/apt.sh"
 need=()
 for part in "$@"; do
   case "$part" in
@@ -14,13 +15,7 @@ for part in "$@"; do
   esac
 done
 [ ${#need[@]} -eq 0 ] && exit 0
-if [ "$(id -u)" -ne 0 ]; then
-  echo "install.sh: ${need[*]} missing and not root: install them first" >&2
-  exit 1
-fi
-echo "install.sh: installing ${need[*]}"
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+apt_install install.sh "install them first" "${need[@]}"
 if [[ " ${need[*]} " == *" postgresql "* ]]; then
   hba=$(ls /etc/postgresql/*/main/pg_hba.conf)
   sed -i '1i host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$hba"
