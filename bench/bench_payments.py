@@ -50,12 +50,12 @@ class PaidEvents:
             future.set_result(time.perf_counter())
 
 
-async def intent_creation(url: str, auth: dict, concurrency: int, total: int) -> dict:
-    """POST /api/v1/orders/{id}/payments (BTC on bitcoin: derivation included), one fresh order per call."""
+async def intent_creation(url: str, auth: dict, concurrency: int, total: int, order: dict = ORDER) -> dict:
+    """POST /api/v1/orders/{id}/payments (BTC on bitcoin: derivation included), one fresh `order` per call."""
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=url, limits=limits, headers=auth, timeout=30) as client:
         order_ids = [
-            (await client.post("/api/v1/orders", json=ORDER)).json()["id"] for _ in range(total + 100)
+            (await client.post("/api/v1/orders", json=order)).json()["id"] for _ in range(total + 100)
         ]  # 100 more for the warm-up
 
         async def call(i: int) -> None:

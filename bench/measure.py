@@ -14,7 +14,7 @@ from infra.testhosts.local import TEST_ACCOUNT_KEY
 async def measure(call: Callable[[int], Awaitable], concurrency: int, total: int, warmup: int = 100) -> dict:
     """`call(i)` `total` times, `concurrency` at a time, after `warmup` unmeasured calls.
 
-    Result keys: concurrency, total, requests_per_s, p50_ms, p99_ms.
+    Result keys: concurrency, total, requests_per_s, p50_ms, p99_ms, latencies_s (each call's seconds).
     """
     latencies: list[float] = []
 
@@ -30,7 +30,13 @@ async def measure(call: Callable[[int], Awaitable], concurrency: int, total: int
     started = time.perf_counter()
     await asyncio.gather(*(worker(n * (share + 1), share + (n < extra)) for n in range(concurrency)))
     elapsed = time.perf_counter() - started
-    return {"concurrency": concurrency, "total": total, "requests_per_s": total / elapsed, **percentiles(latencies)}
+    return {
+        "concurrency": concurrency,
+        "total": total,
+        "requests_per_s": total / elapsed,
+        "latencies_s": latencies,
+        **percentiles(latencies),
+    }
 
 
 def percentiles(samples: list[float]) -> dict:

@@ -32,10 +32,18 @@ def _json_problems(value, path: str) -> list[str]:
     return []
 
 
+# In a UTF-8 body, NUL and lone surrogates can only come from a NUL byte, a \u escape or a surrogate's own
+# lead byte 0xED (json.loads decodes those with surrogatepass); UTF-16 and UTF-32 bodies hold NUL bytes.
+# A body with none of the three has nothing to refuse, and is left unparsed here (the route parses it).
+_SUSPECT = (b"\x00", b"\\u", b"\xed")
+
+
 async def _json_body(request: Request):
     if "json" not in request.headers.get("content-type", ""):
         return None
     body = await request.body()
+    if not any(mark in body for mark in _SUSPECT):
+        return None
     try:
         return json.loads(body) if body else None
     except ValueError:

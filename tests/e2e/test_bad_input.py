@@ -23,6 +23,20 @@ def post_raw(client, path: str, body: dict, **kwargs):
 
 
 @pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.encode("utf-8", "surrogatepass"),  # the surrogate's own bytes, no escape
+        lambda text: text.encode("utf-16", "surrogatepass"),
+        lambda text: text.encode("utf-32", "surrogatepass"),
+    ],
+)
+def test_a_lone_surrogate_spelled_without_an_escape_is_422(client, customer, encode):
+    content = encode(json.dumps({"email": customer["email"], "password": "x\ud800" * 8}, ensure_ascii=False))
+    response = client.post("/api/v1/sessions", content=content, headers={"content-type": "application/json"})
+    assert_problem(response, 422, "validation_error", "password")
+
+
+@pytest.mark.parametrize(
     ("change", "field"),
     [
         ({"password": "correct horse \ud800 staple"}, "password"),
