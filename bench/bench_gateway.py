@@ -23,6 +23,7 @@ from bench.measure import bearer_for_new_customer, line, measure, percentiles
 from infra.local.isolation import running_stack
 from infra.local.stack import BIN, Stack, free_port
 from infra.testhosts.local import LOCAL_GPUS
+from tests.e2e.conftest import watchers_reporting
 
 TOTAL = {1: 1000, 32: 4000}
 ROUNDS = 5  # at concurrency 1, each of the floor's parts and the quote: TOTAL[1] calls in ROUNDS alternating rounds
@@ -138,7 +139,11 @@ def report(results: dict) -> list[str]:
 def main() -> None:
     bare, bare_url = bare_http_server()
     try:
-        with tempfile.TemporaryDirectory() as logs, running_stack(Path(logs), "kd_bench_gw", **CAPACITY) as stack:
+        with (
+            tempfile.TemporaryDirectory() as logs,
+            running_stack(Path(logs), "kd_bench_gw", **CAPACITY) as stack,
+            watchers_reporting(stack.env["AMQP_URI"]),
+        ):
 
             async def run() -> dict:
                 return await gateway_bench(stack, bare_url, await bearer_for_new_customer(stack.url))

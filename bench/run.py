@@ -34,6 +34,7 @@ from bench.bench_web import web_bench
 from bench.measure import bearer_for_new_customer
 from infra.local.isolation import running_stack
 from infra.local.stack import BIN, Stack
+from tests.e2e.conftest import watchers_reporting
 
 
 async def run_all(stack: Stack, bare_url: str) -> dict:
@@ -60,6 +61,7 @@ def main() -> None:
         with (
             tempfile.TemporaryDirectory() as logs,
             running_stack(Path(logs), "kd_bench", REGISTRATION_STACK_ENV, **GATEWAY_CAPACITY) as stack,
+            watchers_reporting(stack.env["AMQP_URI"]),  # no chain node here: a network no watcher reports on is off
         ):
             results = asyncio.run(run_all(stack, bare_url))
             report(results)
