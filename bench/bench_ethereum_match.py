@@ -83,7 +83,7 @@ def measure(anvil: AnvilNode) -> None:
     recipients = ["0x" + os.urandom(20).hex() for _ in range(PLAIN + SINGLE + 430)]
     watched.update(recipients[::10])  # one recipient in ten is a deposit address
     receipts = build_block(anvil, deploy_tokens(anvil), recipients)
-    client = EthereumClient(anvil.rpc_url)
+    client = EthereumClient(anvil.rpc_url, timeout_s=600)  # anvil traces a block in quadratic time
     height = int(receipts[0]["blockNumber"], 16)
 
     def fetched():  # as a scan reads a block: by height (the full block), then its logs (and traces)
