@@ -48,9 +48,15 @@ def busy_block(log_dir: Path) -> list[str]:
         try:
             if not devnet.up:
                 return [f"busy block: skipped, no bitcoind ({devnet.skipped})"]
-            slow_poll = {"watcher-bitcoin": {"WATCHER_POLL_INTERVAL_S": str(SLOW_POLL_S)}}
+            # One customer opens all the intents: the per-account limit of open ones is lifted; and opening them
+            # on a loaded machine may take the gateway's calls longer than their usual 5 s.
+            process_env = {
+                "watcher-bitcoin": {"WATCHER_POLL_INTERVAL_S": str(SLOW_POLL_S)},
+                "payments": {"PAYMENTS_OPEN_INTENTS_PER_ACCOUNT": str(ORDERS + 1)},
+                "gateway": {"GATEWAY_RPC_TIMEOUT_S": "60"},
+            }
             # Every paid order holds its GPU: three more 64-GPU rtx4090 nodes than the stack's one.
-            options = {"process_env": slow_poll, "extra_ports": {"rtx4090": 3}, "sqlite": store == "sqlite"}
+            options = {"process_env": process_env, "extra_ports": {"rtx4090": 3}, "sqlite": store == "sqlite"}
             with running_stack(log_dir / store, f"kd_bench_busy_{store[:2]}", env, ("bitcoin",), **options) as stack:
                 lines += asyncio.run(_measure(stack, devnet.nodes["bitcoin"], store))
         finally:

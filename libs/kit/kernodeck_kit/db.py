@@ -19,7 +19,17 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
     url = normalize_url(url)
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
-    return create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, hide_parameters=True)
+    return create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=True,
+        hide_parameters=True,
+        # A flush that updates many rows (a block's transfers, its intents) sends them in pages, not one round
+        # trip each; inserts go many to a statement already.
+        executemany_mode="values_plus_batch",
+        executemany_batch_page_size=500,
+    )
 
 
 def is_postgres(engine: Engine) -> bool:

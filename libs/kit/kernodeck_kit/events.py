@@ -8,6 +8,7 @@ from nameko.amqp.publish import DEFAULT_TRANSPORT_OPTIONS, get_connection
 from nameko.constants import AMQP_URI_CONFIG_KEY
 from nameko.events import EventHandler
 from nameko.exceptions import ContainerBeingKilled
+from nameko.messaging import QueueConsumer
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from kernodeck_contracts.errors import EventTooEarly
@@ -18,6 +19,9 @@ from kernodeck_kit.settings import SETTINGS_KEY, ServiceSettings
 RETRY_PAUSE_KEY = "EVENT_RETRY_PAUSE_S"
 DEFAULT_RETRY_PAUSE_S = 1.0
 DEFAULT_MAX_DELIVERIES = ServiceSettings.model_fields["event_max_deliveries"].default
+# Unacknowledged events a batching handler may hold: a busy block's, whatever the container's max_workers (one
+# worker handles a whole batch).
+BATCH_PREFETCH = 1000
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +100,21 @@ class RequeueingEventHandler(EventHandler):
         )
 
 
+class BatchQueueConsumer(QueueConsumer):
+    """nameko's queue consumer (a connection of its own) for batching handlers: up to BATCH_PREFETCH events each."""
+
+    @property
+    def prefetch_count(self):
+        return BATCH_PREFETCH
+
+
 class BatchingEventHandler(RequeueingEventHandler):
     """The handler gets a list of payloads: the events that arrived while its previous call ran, in their order
     of arrival; one call at a time. A batch that fails is broken up: each of its events goes to the handler
     again alone (a list of one), with the retries and the set-aside of `consumer`. The batch is bounded by the
-    container's prefetch (its max_workers, shared with its other consumers)."""
+    prefetch of its consumer (BATCH_PREFETCH)."""
+
+    queue_consumer = BatchQueueConsumer()
 
     def setup(self):
         super().setup()
@@ -115,11 +129,16 @@ class BatchingEventHandler(RequeueingEventHandler):
     def _next(self) -> None:
         if self._busy or not (self._alone or self._waiting):
             return
+        self._busy = True
+        # Started on the hub's next turn, once the consumer has taken in what the broker sent with this event:
+        # a block's events that arrive together are one batch, not a first one alone and then the rest.
+        self.container.spawn_managed_thread(self._start, identifier=f"{self.method_name}_batch")
+
+    def _start(self) -> None:
         if self._alone:
             batch = [self._alone.pop(0)]
         else:
             batch, self._waiting = self._waiting, []
-        self._busy = True
         try:
             self.container.spawn_worker(
                 self,
@@ -129,6 +148,7 @@ class BatchingEventHandler(RequeueingEventHandler):
                 handle_result=partial(self._handled, batch),
             )
         except ContainerBeingKilled:
+            self._busy = False
             for _, message in batch:
                 self.queue_consumer.requeue_message(message)
 

@@ -63,7 +63,8 @@ class Database(DependencyProvider):
         self.retention = timedelta(days=float(config.get("OUTBOX_RETENTION_DAYS", 7)))
         self.processed_retention = timedelta(days=float(config.get("PROCESSED_EVENTS_RETENTION_DAYS", 30)))
         source = self.source or self.container.service_name
-        self.relay = OutboxRelay(self.engine, source, amqp_publisher(config["AMQP_URI"]))
+        self.publisher = amqp_publisher(config["AMQP_URI"])
+        self.relay = OutboxRelay(self.engine, source, self.publisher)
         self.store = Store(self.engine, source, self.relay)
         self._stopped = GreenEvent()
 
@@ -73,6 +74,7 @@ class Database(DependencyProvider):
     def stop(self):
         self._stopped.send(True)
         self.engine.dispose()
+        self.publisher.close()
 
     def kill(self):
         self.stop()

@@ -15,10 +15,12 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from kombu import Exchange
-from nameko.amqp.publish import Publisher, UndeliverableMessage
+from amqp import Message, spec
+from kombu import Connection
+from nameko.amqp.publish import UndeliverableMessage
 from sqlalchemy import delete, text, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
@@ -32,25 +34,139 @@ from kernodeck_kit.types import utcnow
 log = logging.getLogger(__name__)
 
 PublishFn = Callable[[OutboxMessage], None]
+CONFIRM_TIMEOUT_S = 10.0
 
 
-def amqp_publisher(amqp_uri: str) -> PublishFn:
-    """Publish an outbox row the way nameko's EventDispatcher does, but mandatory: UndeliverableMessage when
-    no queue receives it."""
-    publisher = Publisher(amqp_uri, serializer="json", use_confirms=True, mandatory=True)
+@dataclass
+class Published:
+    """What became of a batch of rows: confirmed by the broker, returned as unroutable, or failed (not known
+    to have reached the broker)."""
 
-    def publish(row: OutboxMessage) -> None:
-        exchange = Exchange(f"{row.source}.events", type="topic", durable=True, delivery_mode=2)
-        publisher.publish(
-            json.loads(row.payload),
-            exchange=exchange,
-            routing_key=row.event_type,
-            declare=[exchange],
-            retry=True,
-            retry_policy={"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2},
-        )
+    confirmed: list[OutboxMessage] = field(default_factory=list)
+    unroutable: list[OutboxMessage] = field(default_factory=list)
+    failed: list[OutboxMessage] = field(default_factory=list)
 
-    return publish
+
+class AmqpPublisher:
+    """Publishes outbox rows the way nameko's EventDispatcher does (JSON, persistent, on `<source>.events`),
+    but mandatory and confirmed. `publisher(row)` publishes one (UndeliverableMessage when no queue receives
+    it); `publisher.many(rows)` publishes them all on one channel, in order, before it waits for their confirms,
+    so a block's events cost one round trip to the broker, not one each."""
+
+    def __init__(self, amqp_uri: str):
+        self.amqp_uri = amqp_uri
+        self._idle: list[_ConfirmChannel] = []  # channels in confirm mode, one per concurrent publisher
+        self._closed = False
+
+    def __call__(self, row: OutboxMessage) -> None:
+        published = self.many([row])
+        if published.unroutable:
+            raise UndeliverableMessage()
+        if published.failed:
+            raise ConnectionError("the broker did not confirm the event")
+
+    def many(self, rows: list[OutboxMessage]) -> Published:
+        """Raises when the broker cannot be reached: then none of the rows is known to be published."""
+        reused = bool(self._idle)
+        channel = self._idle.pop() if reused else _ConfirmChannel(self.amqp_uri)
+        try:
+            published = channel.publish(rows)
+        except Exception:
+            channel.close()
+            if not reused:
+                raise
+            # A kept channel may have lost its connection (the broker restarted): once more on a fresh one.
+            channel = _ConfirmChannel(self.amqp_uri)
+            try:
+                published = channel.publish(rows)
+            except Exception:
+                channel.close()
+                raise
+        if self._closed:
+            channel.close()
+        else:
+            self._idle.append(channel)
+        return published
+
+    def close(self) -> None:
+        """Close the kept channels' connections, and each channel in use once its batch is done."""
+        self._closed = True
+        while self._idle:
+            self._idle.pop().close()
+
+
+class _ConfirmChannel:
+    """One connection's channel in confirm mode; a row's message id is its event id, which tells which rows the
+    broker returned."""
+
+    def __init__(self, amqp_uri: str):
+        self.connection = Connection(amqp_uri)
+        self.channel = self.connection.channel()
+        self.channel.confirm_select()
+        self.channel.events["basic_ack"].add(self._acked)
+        self.channel.events["basic_nack"].add(self._nacked)
+        self.channel.events["basic_return"].add(self._returned)
+        self.declared: set[str] = set()
+        self.last_tag = 0  # the broker numbers a channel's messages from 1
+        self.waiting: dict[int, OutboxMessage] = {}
+        self.returned: set[str] = set()
+        self.nacked: list[OutboxMessage] = []
+
+    def publish(self, rows: list[OutboxMessage]) -> Published:
+        self.returned.clear()
+        self.nacked.clear()
+        for row in rows:
+            exchange = f"{row.source}.events"
+            if exchange not in self.declared:
+                self.channel.exchange_declare(exchange, "topic", durable=True, auto_delete=False)
+                self.declared.add(exchange)
+            message = Message(
+                row.payload,
+                content_type="application/json",
+                content_encoding="utf-8",
+                delivery_mode=2,
+                message_id=row.event_id,
+            )
+            self.channel.basic_publish(message, exchange=exchange, routing_key=row.event_type, mandatory=True)
+            self.last_tag += 1
+            self.waiting[self.last_tag] = row
+        while self.waiting:
+            self.channel.wait([spec.Basic.Ack, spec.Basic.Nack], timeout=CONFIRM_TIMEOUT_S)
+        nacked = {row.event_id for row in self.nacked}
+        published = Published()
+        for row in rows:
+            if row.event_id in nacked:
+                published.failed.append(row)
+            elif row.event_id in self.returned:
+                published.unroutable.append(row)
+            else:
+                published.confirmed.append(row)
+        return published
+
+    def close(self) -> None:
+        try:
+            self.connection.release()
+        except Exception:
+            log.debug("closing a broken publishing connection failed", exc_info=True)
+
+    def _settled(self, tag: int, multiple: bool) -> list[OutboxMessage]:
+        tags = [t for t in self.waiting if t <= tag] if multiple else [tag]
+        return [self.waiting.pop(t) for t in tags if t in self.waiting]
+
+    def _acked(self, tag: int, multiple: bool) -> None:
+        self._settled(tag, multiple)
+
+    def _nacked(self, tag: int, multiple: bool) -> None:
+        self.nacked.extend(self._settled(tag, multiple))
+
+    def _returned(self, _exc, _exchange, _routing_key, message) -> None:
+        # The broker sends a message's return before its confirm.
+        self.returned.add(message.properties.get("message_id"))
+
+
+def amqp_publisher(amqp_uri: str) -> AmqpPublisher:
+    """Publish outbox rows, mandatory and confirmed (see AmqpPublisher)."""
+    return AmqpPublisher(amqp_uri)
 
 
 class Tx:
@@ -87,6 +203,21 @@ class Tx:
             .returning(ProcessedEvent.event_id)
         )
         return self.session.execute(record).first() is not None
+
+    def first_deliveries(self, consumer: str, event_ids: list[str]) -> set[str]:
+        """Record each of `event_ids` for `consumer` in one insert, as first_delivery records one; those not
+        applied before."""
+        if not event_ids:
+            return set()
+        now = utcnow()
+        rows = [{"consumer": consumer, "event_id": event_id, "processed_at": now} for event_id in set(event_ids)]
+        record = (
+            insert_for(self.session, ProcessedEvent)
+            .values(rows)
+            .on_conflict_do_nothing()
+            .returning(ProcessedEvent.event_id)
+        )
+        return set(self.session.execute(record).scalars())
 
 
 class OutboxRelay:
@@ -139,27 +270,46 @@ class OutboxRelay:
             return removed
 
     def _send(self, session: Session, rows: list[OutboxMessage]) -> int:
-        sent_ids = []
+        published = self._publish(rows) if rows else Published()
+        for row in published.unroutable:
+            # No queue receives it (yet): the broker is fine, the other rows went.
+            metrics.EVENTS_UNROUTABLE.labels(self.service, row.event_type).inc()
+            log.warning("outbox event unroutable", extra={"event_type": row.event_type, "outbox_id": row.id})
+            self._count_attempt(session, row)
+        if published.failed:
+            metrics.PUBLISH_FAILURES.labels(self.service).inc()
+            log.warning("outbox publish failed", extra={"events": len(published.failed)})
+            for row in published.failed:
+                self._count_attempt(session, row)
+        for row in published.confirmed:
+            metrics.EVENTS_PUBLISHED.labels(self.service, row.event_type).inc()
+        if published.confirmed:
+            sent_ids = [row.id for row in published.confirmed]
+            session.execute(update(OutboxMessage).where(OutboxMessage.id.in_(sent_ids)).values(sent_at=utcnow()))
+        session.commit()
+        return len(published.confirmed)
+
+    def _publish(self, rows: list[OutboxMessage]) -> Published:
+        """All at once when the publisher can (AmqpPublisher.many), else one by one, stopping at a failure (the
+        broker is likely down: the relay keeps their order when it tries again)."""
+        many = getattr(self.publish, "many", None)
+        if many is not None:
+            try:
+                return many(rows)
+            except Exception:
+                return Published(failed=list(rows))
+        published = Published()
         for row in rows:
             try:
                 self.publish(row)
             except UndeliverableMessage:
-                # No queue receives it (yet): the broker is fine, the next rows may go.
-                metrics.EVENTS_UNROUTABLE.labels(self.service, row.event_type).inc()
-                log.warning("outbox event unroutable", extra={"event_type": row.event_type, "outbox_id": row.id})
-                self._count_attempt(session, row)
+                published.unroutable.append(row)
                 continue
             except Exception:
-                metrics.PUBLISH_FAILURES.labels(self.service).inc()
-                log.warning("outbox publish failed", extra={"event_type": row.event_type, "outbox_id": row.id})
-                self._count_attempt(session, row)
-                break  # the broker is likely down: keep order, let the relay retry
-            sent_ids.append(row.id)
-            metrics.EVENTS_PUBLISHED.labels(self.service, row.event_type).inc()
-        if sent_ids:
-            session.execute(update(OutboxMessage).where(OutboxMessage.id.in_(sent_ids)).values(sent_at=utcnow()))
-        session.commit()
-        return len(sent_ids)
+                published.failed.append(row)
+                break
+            published.confirmed.append(row)
+        return published
 
     @staticmethod
     def _count_attempt(session: Session, row: OutboxMessage) -> None:
@@ -215,7 +365,12 @@ class Store:
     def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[Tx, list[Event]]]:
         """One transaction for applying `events` once each: yields it with those not applied before, in order."""
         with self.transaction() as tx:
-            fresh = [event for event in events if tx.first_delivery(consumer, event.event_id)]
+            first = tx.first_deliveries(consumer, [event.event_id for event in events])
+            fresh = []
+            for event in events:  # an event twice in the batch is applied once
+                if event.event_id in first:
+                    first.discard(event.event_id)
+                    fresh.append(event)
             yield tx, fresh
             metrics.EVENTS_CONSUMED.labels(self.source, consumer).inc(len(fresh))
             metrics.EVENTS_DUPLICATE.labels(self.source, consumer).inc(len(events) - len(fresh))

@@ -14,11 +14,11 @@ from prometheus_client import REGISTRY
 from sqlalchemy import update
 from sqlmodel import Session, select
 
-from kernodeck_contracts.events import OrderCreated
+from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_kit import metrics, nameko_deps
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
-from kernodeck_kit.outbox import OutboxRelay, Store
+from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_kit.types import utcnow
@@ -140,6 +140,25 @@ def test_an_event_no_queue_receives_stays_unsent_until_one_does(container_factor
     wait_until(lambda: len(received) == 1)
     assert received[0]["order_id"] == "o-7"
     wait_until(lambda: unsent_rows(config["DATABASE_URL"]) == [])
+
+
+def test_many_rows_go_out_together_in_order_and_one_no_queue_receives_stays_unsent(container_factory, config):
+    container_factory(Listener, config).start()  # order_created only: nobody receives order_status_changed
+    engine = make_engine(config["DATABASE_URL"])
+    publisher = amqp_publisher(config["AMQP_URI"])
+    with Store(engine, "orders", relay=None).transaction() as tx:
+        for n in range(3):
+            tx.emit(order_created(f"o-{n}"))
+        tx.emit(OrderStatusChanged(order_id="o-0", account_id="a1", status="paid", previous_status="awaiting_payment"))
+        for n in range(3, 6):
+            tx.emit(order_created(f"o-{n}"))
+    assert OutboxRelay(engine, "orders", publisher).publish_pending(older_than=timedelta(seconds=-1)) == 6
+    wait_until(lambda: len(received) == 6)
+    assert [payload["order_id"] for payload in received] == [f"o-{n}" for n in range(6)]
+    [unsent] = unsent_rows(config["DATABASE_URL"])
+    assert (unsent.event_type, unsent.attempts) == ("order_status_changed", 1)
+    publisher.close()
+    engine.dispose()
 
 
 def test_the_relay_tries_rows_that_failed_least_first(config):

@@ -23,7 +23,7 @@ from kernodeck_contracts.events import (
 )
 from kernodeck_contracts.money import format_usd
 from kernodeck_contracts.rpc import Quote
-from kernodeck_kit.events import consumer
+from kernodeck_kit.events import batch_consumer, consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.paging import Page
 from kernodeck_kit.rpc_errors import call_service
@@ -98,17 +98,19 @@ class OrdersService:
         """Cancel the orders left unpaid past the TTL; returns how many."""
         return use_cases.cancel_unpaid_orders(self.units, utcnow(), self.settings.unpaid_ttl, SWEEP_BATCH)
 
-    @consumer(PaymentSettled.source, PaymentSettled.type)
-    def on_payment_settled(self, payload) -> None:
-        use_cases.apply_payment_settled(self.units, PaymentSettled.from_message(payload), utcnow())
+    # A block's payments settle together: each handler takes those that came while it was busy, in one unit.
+    @batch_consumer(PaymentSettled.source, PaymentSettled.type)
+    def on_payment_settled(self, payloads) -> None:
+        events = [PaymentSettled.from_message(payload) for payload in payloads]
+        use_cases.apply_payments_settled(self.units, events, utcnow())
 
-    @consumer(PaymentInstructionsCreated.source, PaymentInstructionsCreated.type)
-    def on_payment_instructions_created(self, payload) -> None:
-        use_cases.follow_payment(self.units, PaymentInstructionsCreated.from_message(payload))
+    @batch_consumer(PaymentInstructionsCreated.source, PaymentInstructionsCreated.type)
+    def on_payment_instructions_created(self, payloads) -> None:
+        use_cases.follow_payments(self.units, [PaymentInstructionsCreated.from_message(p) for p in payloads])
 
-    @consumer(PaymentStatusChanged.source, PaymentStatusChanged.type)
-    def on_payment_status_changed(self, payload) -> None:
-        use_cases.follow_payment(self.units, PaymentStatusChanged.from_message(payload))
+    @batch_consumer(PaymentStatusChanged.source, PaymentStatusChanged.type)
+    def on_payment_status_changed(self, payloads) -> None:
+        use_cases.follow_payments(self.units, [PaymentStatusChanged.from_message(p) for p in payloads])
 
     @consumer(PaymentReported.source, PaymentReported.type)
     def on_payment_reported(self, payload) -> None:

@@ -6,6 +6,7 @@ from sqlalchemy import Index, and_, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
+from kernodeck_kit.outbox import Tx
 from kernodeck_kit.paging import Page
 from kernodeck_kit.rows import copy_as
 from kernodeck_kit.types import UtcDateTime
@@ -121,8 +122,16 @@ def add_order(session: Session, order: Order) -> None:
 
 
 def get_order(session: Session, order_id: str) -> Order | None:
-    row = session.get(OrderRow, order_id)
+    # Read again even when the session holds the row: a transition earlier in the unit changed it in SQL.
+    row = session.get(OrderRow, order_id, populate_existing=True)
     return None if row is None else _order(row, _timelines(session, [order_id])[order_id])
+
+
+def get_orders(session: Session, order_ids: list[str]) -> dict[str, Order]:
+    """The orders found of `order_ids`, with their timelines, in two queries."""
+    rows = session.exec(select(OrderRow).where(OrderRow.id.in_(order_ids))).all()
+    timelines = _timelines(session, [row.id for row in rows])
+    return {row.id: _order(row, timelines[row.id]) for row in rows}
 
 
 def list_orders(session: Session, account_id: str, page: Page) -> list[Order]:
@@ -201,10 +210,20 @@ def _order(row: OrderRow, timeline: list[TimelineEntry]) -> Order:
 class SqlOrders(SqlUnit):
     """The orders' unit of work on one database transaction."""
 
+    def __init__(self, tx: Tx):
+        super().__init__(tx)
+        self._read: dict[str, Order | None] = {}  # read ahead; each changed in place by what the unit does
+
     def add(self, order: Order) -> None:
         add_order(self.session, order)
 
+    def read_ahead(self, order_ids: list[str]) -> None:
+        found = get_orders(self.session, order_ids)
+        self._read.update({order_id: found.get(order_id) for order_id in order_ids})
+
     def get(self, order_id: str) -> Order | None:
+        if order_id in self._read:
+            return self._read[order_id]
         return get_order(self.session, order_id)
 
     def list_for(self, account_id: str, page: Page) -> list[Order]:

@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 
 class OrdersUnit(Protocol):
     def add(self, order: Order) -> None: ...
+    def read_ahead(self, order_ids: list[str]) -> None:
+        """Read these orders at once; `get` then answers from what was read, as the unit changed it since."""
+
     def get(self, order_id: str) -> Order | None: ...
     def list_for(self, account_id: str, page: Page) -> list[Order]:
         """One page of the account's orders, newest first (one more than its limit when there is more)."""
@@ -138,38 +141,56 @@ def apply_payment_settled(units: Units[OrdersUnit], event: PaymentSettled, now: 
     """A settled payment of at least the order's total makes it paid; one the order cannot take (another
     account's, paid or cancelled already, short of the total) goes back as refused. An extension's payment is
     support's to apply, not the order's."""
-    if event.extension_id is not None:
+    apply_payments_settled(units, [event], now)
+
+
+def apply_payments_settled(units: Units[OrdersUnit], events: list[PaymentSettled], now: datetime) -> None:
+    """Settled payments that came together (a block's), in one unit, each applied once and in their order, as
+    apply_payment_settled says."""
+    for_orders = [event for event in events if event.extension_id is None]
+    if not for_orders:
         return
-    with units.consume("payments.payment_settled", event) as unit:
-        if unit is None:
-            return
-        order = unit.get(event.order_id)
-        if order is None or order.account_id != event.account_id:
-            _refuse(unit, event, "unknown_order")
-        elif order.status != OrderStatus.AWAITING_PAYMENT:
-            _refuse(unit, event, f"order_{order.status.value}")
-        elif event.amount_usd_cents < order.summary.total_usd_cents:
-            _refuse(unit, event, "short_of_total")  # never paid for less than its total: the money goes back
-        else:
-            previous = order.status
-            _record(unit, order, previous, transition(order, OrderStatus.PAID, now, f"paid: {event.method}"))
+    with units.consume_each("payments.payment_settled", for_orders) as (unit, fresh):
+        unit.read_ahead([event.order_id for event in fresh])
+        for event in fresh:
+            _apply_settled(unit, event, now)
+
+
+def _apply_settled(unit: OrdersUnit, event: PaymentSettled, now: datetime) -> None:
+    order = unit.get(event.order_id)
+    if order is None or order.account_id != event.account_id:
+        _refuse(unit, event, "unknown_order")
+    elif order.status != OrderStatus.AWAITING_PAYMENT:
+        _refuse(unit, event, f"order_{order.status.value}")
+    elif event.amount_usd_cents < order.summary.total_usd_cents:
+        _refuse(unit, event, "short_of_total")  # never paid for less than its total: the money goes back
+    else:
+        previous = order.status
+        _record(unit, order, previous, transition(order, OrderStatus.PAID, now, f"paid: {event.method}"))
 
 
 def follow_payment(units: Units[OrdersUnit], event: PaymentInstructionsCreated | PaymentStatusChanged) -> None:
     """Payments' account of an order's crypto payment: while one can still arrive (instructions standing, a
     transfer seen or confirming), the unpaid sweep leaves the order alone."""
-    if event.purpose != "order" or event.order_id is None:
+    follow_payments(units, [event])
+
+
+def follow_payments(
+    units: Units[OrdersUnit], events: list[PaymentInstructionsCreated] | list[PaymentStatusChanged]
+) -> None:
+    """Events of one type that came together, in one unit, each applied once, as follow_payment says."""
+    of_orders = [event for event in events if event.purpose == "order" and event.order_id is not None]
+    if not of_orders:
         return
-    with units.consume(f"payments.{event.type}", event) as unit:
-        if unit is None:
-            return
-        if isinstance(event, PaymentInstructionsCreated):
-            payment = PaymentInFlight(
-                event.payment_id, event.order_id, AWAITING_TRANSFER, event.occurred_at, event.expires_at
-            )
-        else:
-            payment = PaymentInFlight(event.payment_id, event.order_id, event.status, event.occurred_at)
-        unit.track_payment(payment)
+    with units.consume_each(f"payments.{of_orders[0].type}", of_orders) as (unit, fresh):
+        for event in fresh:
+            if isinstance(event, PaymentInstructionsCreated):
+                payment = PaymentInFlight(
+                    event.payment_id, event.order_id, AWAITING_TRANSFER, event.occurred_at, event.expires_at
+                )
+            else:
+                payment = PaymentInFlight(event.payment_id, event.order_id, event.status, event.occurred_at)
+            unit.track_payment(payment)
 
 
 def note_payment_reported(units: Units[OrdersUnit], event: PaymentReported, now: datetime) -> None:

@@ -21,6 +21,9 @@ class MemoryOrders(MemoryUnit[OrderTables]):
     def add(self, order: Order) -> None:
         self.put(self.tables.orders, order)
 
+    def read_ahead(self, order_ids: list[str]) -> None:
+        """Everything is in memory already."""
+
     def get(self, order_id: str) -> Order | None:
         return self.read(self.tables.orders, order_id)
 

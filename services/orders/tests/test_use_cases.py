@@ -159,6 +159,20 @@ def test_a_payment_the_order_cannot_take_goes_back_as_refused(units, order, prep
     )
 
 
+def test_a_blocks_settled_payments_pay_each_order_once_in_one_unit_and_a_second_one_goes_back(units, order):
+    first, second = order(), order()
+    paid_first = settled(first)
+    again = settled(first).model_copy(update={"payment_id": "p-again"})  # a second payment for the first order
+    batch = [paid_first, again, settled(second), paid_first]  # the last a redelivery within the batch
+    use_cases.apply_payments_settled(units, batch, T0)
+    use_cases.apply_payments_settled(units, batch, T0)  # the whole batch redelivered
+    assert status_changes(units) == [
+        (first.id, "awaiting_payment", "paid", "paid: BTC/bitcoin"),
+        (second.id, "awaiting_payment", "paid", "paid: BTC/bitcoin"),
+    ]
+    assert [(e.payment_id, e.reason) for e in units.of(PaymentRefused)] == [("p-again", "order_paid")]
+
+
 @pytest.mark.parametrize(("amount", "status", "refusals"), [(18_899, "awaiting_payment", 1), (18_900, "paid", 0)])
 def test_an_order_is_paid_only_by_a_payment_of_its_whole_total(units, order, amount, status, refusals):
     created = order()

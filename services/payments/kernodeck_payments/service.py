@@ -260,9 +260,14 @@ class PaymentsService:
     def on_order_created(self, payload):
         self._copy(OrderCreated.from_message(payload))
 
-    @consumer(OrderStatusChanged.source, OrderStatusChanged.type)
-    def on_order_status_changed(self, payload):
-        self._copy(OrderStatusChanged.from_message(payload))
+    # A block's orders turn paid together: their statuses are copied in one unit, each once, rows locked in one
+    # order (each copy keeps the newest status, whatever the order it is applied in).
+    @batch_consumer(OrderStatusChanged.source, OrderStatusChanged.type)
+    def on_order_status_changed(self, payloads):
+        events = [OrderStatusChanged.from_message(payload) for payload in payloads]
+        with self.db.consume_each(f"orders.{OrderStatusChanged.type}", events) as (tx, fresh):
+            for event in sorted(fresh, key=lambda event: event.order_id):
+                copy_order(tx.session, event)
 
     def _copy(self, event: OrderCreated | OrderStatusChanged) -> None:
         with self.db.consume(f"orders.{event.type}", event) as tx:

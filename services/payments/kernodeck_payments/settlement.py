@@ -16,7 +16,7 @@ from kernodeck_payments import metrics
 from kernodeck_payments.availability import current_price
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import usd_cents_for
-from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token, transfer_key
+from kernodeck_payments.domain.intents import Purpose, TransferState, address_key, normalize_token, transfer_key
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.domain.reconcile import Credit, reconcile
 from kernodeck_payments.ledger.domain import Reason
@@ -28,6 +28,9 @@ from kernodeck_payments.store.intents import (
     get_intent,
     get_transfer,
     intent_at,
+    intents_at,
+    transfers_by_intent,
+    transfers_in,
     transfers_of,
 )
 from kernodeck_payments.store.reviews import open_review
@@ -47,8 +50,14 @@ class SettlementUnit(Protocol):
     def due(self, now: datetime, limit: int) -> list[str]:
         """Intents past their deadline with something left to decide, least recently reconciled first."""
 
+    def read_ahead(self, transfers: list[ChainTransfer]) -> None:
+        """Read what these transfers touch at once: the intents owning their addresses, locked, then the
+        transfers, each in one order whatever the batch's, so that `intent_at` and `transfer` answer from memory
+        and batches applied together never wait for each other in a circle."""
+
     def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None: ...
     def transfers_of(self, intent_id: str) -> list[ChainTransferRow]: ...
+    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]: ...
 
     def save(self, row: SQLModel) -> None:
         """Keep `row` (new or changed); what the unit reads next sees it."""
@@ -80,9 +89,26 @@ class SqlSettlement(SqlUnit):
     def __init__(self, tx: Tx, settings: PaymentsSettings):
         super().__init__(tx)
         self.settings = settings
+        self._owners: dict[tuple[str, str], PaymentIntent | None] = {}  # by (network, address key), read ahead
+        self._transfers: dict[tuple[str, str, int], ChainTransferRow | None] = {}  # None: known not to exist
+
+    def read_ahead(self, transfers: list[ChainTransfer]) -> None:
+        networks = sorted({t.network for t in transfers})
+        for network in networks:  # the intents first, as every other unit locks them before their transfers
+            keys = {address_key(network, t.address) for t in transfers if t.network == network}
+            owners = intents_at(self.session, network, keys, lock=True)
+            self._owners.update({(network, key): owners.get(key) for key in keys})
+        for network in networks:
+            wanted = {(network, t.txid, t.index) for t in transfers if t.network == network}
+            found = transfers_in(self.session, network, {txid for _, txid, _ in wanted}, lock=True)
+            self._transfers.update(dict.fromkeys(wanted))
+            self._transfers.update({(row.network, row.txid, row.index): row for row in found})
 
     def intent_at(self, network: str, address: str) -> PaymentIntent | None:
-        return intent_at(self.session, network, address, lock=True)
+        key = (network, address_key(network, address))
+        if key not in self._owners:
+            self._owners[key] = intent_at(self.session, network, address, lock=True)
+        return self._owners[key]
 
     def intent(self, intent_id: str) -> PaymentIntent | None:
         return get_intent(self.session, intent_id, lock=True)
@@ -91,14 +117,22 @@ class SqlSettlement(SqlUnit):
         return due_for_reconciliation(self.session, now, limit)
 
     def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
+        key = (network, txid, index)
+        if key in self._transfers:
+            return self._transfers[key]
         return get_transfer(self.session, network, txid, index)
 
     def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
         return transfers_of(self.session, intent_id)
 
+    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]:
+        return transfers_by_intent(self.session, intent_ids)
+
     def save(self, row: SQLModel) -> None:
+        # Flushed with the next query or the commit: what the unit reads next sees it all the same.
         self.session.add(row)
-        self.session.flush()
+        if isinstance(row, ChainTransferRow):
+            self._transfers[(row.network, row.txid, row.index)] = row
 
     def price_now(self, symbol: str, now: datetime) -> Fraction | None:
         return current_price(self.session, self.settings, symbol, now)
@@ -129,13 +163,15 @@ def apply_transfers(
     """
     state_of = {event.event_id: state for event, state in events}
     with units.consume_each(consumer, [event for event, _ in events]) as (unit, fresh):
+        unit.read_ahead(fresh)
         touched: dict[str, PaymentIntent] = {}
         for event in sorted(fresh, key=lambda event: (event.network, event.epoch, event.sequence)):
             intent = record_transfer(unit, event, state_of[event.event_id], now)
             if intent is not None:
                 touched[intent.id] = intent
+        transfers = unit.transfers_of_many(list(touched))
         for intent in touched.values():
-            reconcile_intent(unit, intent, now)
+            reconcile_intent(unit, intent, now, transfers[intent.id])
 
 
 def sweep(units: Units[SettlementUnit], now: datetime, batch: int) -> int:
@@ -194,10 +230,15 @@ def record_transfer(
     return intent
 
 
-def reconcile_intent(unit: SettlementUnit, row: PaymentIntent, now: datetime) -> None:
-    """Bring one intent, locked by the caller, up to date with its transfers, exactly once per cause."""
+def reconcile_intent(
+    unit: SettlementUnit, row: PaymentIntent, now: datetime, transfers: list[ChainTransferRow] | None = None
+) -> None:
+    """Bring one intent, locked by the caller, up to date with its transfers (read here unless given), exactly
+    once per cause."""
     method = find_method(row.asset, row.network)
-    transfer_rows = {transfer_key(t.network, t.txid, t.index): t for t in unit.transfers_of(row.id)}
+    if transfers is None:
+        transfers = unit.transfers_of(row.id)
+    transfer_rows = {transfer_key(t.network, t.txid, t.index): t for t in transfers}
     outcome = reconcile(
         as_intent(row),
         [as_transfer(t) for t in transfer_rows.values()],

@@ -116,8 +116,14 @@ class MemorySettlement:
         ]
         return [i.id for i in sorted(due, key=lambda i: i.updated_at)][:limit]
 
+    def read_ahead(self, transfers) -> None:
+        """Everything is in memory already."""
+
     def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
         return self.tables.transfers.get((network, txid, index))
+
+    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]:
+        return {intent_id: self.transfers_of(intent_id) for intent_id in intent_ids}
 
     def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
         found = [t for t in self.tables.transfers.values() if t.intent_id == intent_id]

@@ -13,3 +13,10 @@ def one_or_none(session: Session, query, lock: bool):
     if lock and is_postgres(session.get_bind()):
         query = query.with_for_update()
     return session.execute(query).scalar_one_or_none()
+
+
+def all_rows(session: Session, query, lock: bool) -> list:
+    """The rows `query` selects; with `lock`, locked for update on PostgreSQL (in the query's order)."""
+    if lock and is_postgres(session.get_bind()):
+        query = query.with_for_update()
+    return list(session.execute(query).scalars())

@@ -15,7 +15,7 @@ from kernodeck_payments.domain.intents import (
     TransferState,
     address_key,
 )
-from kernodeck_payments.store import one_or_none
+from kernodeck_payments.store import all_rows, one_or_none
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
 
 OPEN = (IntentStatus.AWAITING_TRANSFER, IntentStatus.SEEN, IntentStatus.CONFIRMING)
@@ -29,6 +29,17 @@ def intent_at(session: Session, network: str, address: str, lock: bool = False) 
     key = address_key(network, address)
     query = select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.address_key == key)
     return one_or_none(session, query, lock)
+
+
+def intents_at(session: Session, network: str, keys: set[str], lock: bool = False) -> dict[str, PaymentIntent]:
+    """The intents owning these address keys, by key; with `lock`, locked on PostgreSQL in the order of their
+    ids, so that two batches lock what they share in the same order and never wait for each other in a circle."""
+    query = (
+        select(PaymentIntent)
+        .where(PaymentIntent.network == network, PaymentIntent.address_key.in_(keys))
+        .order_by(PaymentIntent.id)
+    )
+    return {row.address_key: row for row in all_rows(session, query, lock)}
 
 
 def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> list[PaymentIntent]:
@@ -78,6 +89,16 @@ def transfers_by_intent(session: Session, intent_ids: list[str]) -> dict[str, li
     for row in rows:
         found[row.intent_id].append(row)
     return found
+
+
+def transfers_in(session: Session, network: str, txids: set[str], lock: bool = False) -> list[ChainTransferRow]:
+    """The network's transfers of these transactions; with `lock`, locked on PostgreSQL in key order."""
+    query = (
+        select(ChainTransferRow)
+        .where(ChainTransferRow.network == network, ChainTransferRow.txid.in_(txids))
+        .order_by(ChainTransferRow.txid, ChainTransferRow.index)
+    )
+    return all_rows(session, query, lock)
 
 
 def get_transfer(session: Session, network: str, txid: str, index: int) -> ChainTransferRow | None:
