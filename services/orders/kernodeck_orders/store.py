@@ -6,6 +6,7 @@ from sqlalchemy import Index, and_, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
+from kernodeck_kit.db import is_postgres
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.paging import Page
 from kernodeck_kit.rows import copy_as
@@ -127,11 +128,25 @@ def get_order(session: Session, order_id: str) -> Order | None:
     return None if row is None else _order(row, _timelines(session, [order_id])[order_id])
 
 
-def get_orders(session: Session, order_ids: list[str]) -> dict[str, Order]:
-    """The orders found of `order_ids`, with their timelines, in two queries."""
-    rows = session.exec(select(OrderRow).where(OrderRow.id.in_(order_ids))).all()
+def lock_orders(session: Session, order_ids: list[str]) -> dict[str, tuple[OrderRow, Order]]:
+    """The orders found of `order_ids`, their rows locked until the transaction ends (in the order of their ids,
+    on PostgreSQL; SQLite's transactions take the whole database), with their timelines: two queries."""
+    query = select(OrderRow).where(OrderRow.id.in_(order_ids)).order_by(OrderRow.id)
+    if is_postgres(session.get_bind()):
+        query = query.with_for_update()
+    rows = session.exec(query).all()
     timelines = _timelines(session, [row.id for row in rows])
-    return {row.id: _order(row, timelines[row.id]) for row in rows}
+    return {row.id: (row, _order(row, timelines[row.id])) for row in rows}
+
+
+def save_locked_transition(session: Session, row: OrderRow, order: Order, entry: TimelineEntry) -> None:
+    """save_transition for an order whose row this transaction locked: written with the transaction's other
+    changes at its flush, many orders' in a few statements."""
+    if row.version != order.version:
+        raise StaleOrder(order.id)
+    row.status, row.updated_at, row.version = order.status.value, order.updated_at, order.version + 1
+    order.version += 1
+    session.add(_timeline_row(order.id, entry))
 
 
 def list_orders(session: Session, account_id: str, page: Page) -> list[Order]:
@@ -212,25 +227,29 @@ class SqlOrders(SqlUnit):
 
     def __init__(self, tx: Tx):
         super().__init__(tx)
-        self._read: dict[str, Order | None] = {}  # read ahead; each changed in place by what the unit does
+        self._read: dict[str, tuple[OrderRow, Order] | None] = {}  # read ahead and locked; changed in place
 
     def add(self, order: Order) -> None:
         add_order(self.session, order)
 
     def read_ahead(self, order_ids: list[str]) -> None:
-        found = get_orders(self.session, order_ids)
+        found = lock_orders(self.session, order_ids)
         self._read.update({order_id: found.get(order_id) for order_id in order_ids})
 
     def get(self, order_id: str) -> Order | None:
         if order_id in self._read:
-            return self._read[order_id]
+            read = self._read[order_id]
+            return None if read is None else read[1]
         return get_order(self.session, order_id)
 
     def list_for(self, account_id: str, page: Page) -> list[Order]:
         return list_orders(self.session, account_id, page)
 
     def save_transition(self, order: Order, entry: TimelineEntry) -> None:
-        save_transition(self.session, order, entry)
+        if (read := self._read.get(order.id)) is not None:
+            save_locked_transition(self.session, read[0], order, entry)
+        else:
+            save_transition(self.session, order, entry)
 
     def save_rental(self, order: Order) -> None:
         save_rental(self.session, order)

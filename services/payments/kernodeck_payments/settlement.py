@@ -137,13 +137,18 @@ class SqlSettlement(SqlUnit):
     def price_now(self, symbol: str, now: datetime) -> Fraction | None:
         return current_price(self.session, self.settings, symbol, now)
 
+    # The ledger's statements touch none of the unit's pending rows: they need not flush them first, one
+    # statement per intent where the unit's own changes go out together at its end.
     def credit(self, account_id: str, credit: Credit, ref: str, now: datetime) -> bool:
-        if credit.reason == Reason.REFUSED_PAYMENT:  # back out of sales, where the payment was booked
-            return refund_refused_payment(self.session, account_id, credit.cents, ref, credit.key, now)
-        return credit_customer(self.session, account_id, credit.cents, Reason(credit.reason), credit.key, ref, now)
+        with self.session.no_autoflush:
+            if credit.reason == Reason.REFUSED_PAYMENT:  # back out of sales, where the payment was booked
+                return refund_refused_payment(self.session, account_id, credit.cents, ref, credit.key, now)
+            reason = Reason(credit.reason)
+            return credit_customer(self.session, account_id, credit.cents, reason, credit.key, ref, now)
 
     def book_order_payment(self, cents: int, order_id: str, key: str, now: datetime) -> None:
-        record_order_payment(self.session, cents, order_id, key, now)
+        with self.session.no_autoflush:
+            record_order_payment(self.session, cents, order_id, key, now)
 
     def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None) -> bool:
         return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key)
