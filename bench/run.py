@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_block_to_paid import block_to_paid
 from bench.bench_busy_block import busy_block
 from bench.bench_gateway import CAPACITY as GATEWAY_CAPACITY
+from bench.bench_gateway import STACK_ENV as GATEWAY_STACK_ENV
 from bench.bench_gateway import bare_http_server, gateway_bench
 from bench.bench_gateway import report as gateway_report
 from bench.bench_notify import notify_bench
@@ -60,7 +61,9 @@ def main() -> None:
     try:
         with (
             tempfile.TemporaryDirectory() as logs,
-            running_stack(Path(logs), "kd_bench", REGISTRATION_STACK_ENV, **GATEWAY_CAPACITY) as stack,
+            running_stack(
+                Path(logs), "kd_bench", {**REGISTRATION_STACK_ENV, **GATEWAY_STACK_ENV}, **GATEWAY_CAPACITY
+            ) as stack,
             watchers_reporting(stack.env["AMQP_URI"]),  # no chain node here: a network no watcher reports on is off
         ):
             results = asyncio.run(run_all(stack, bare_url))
