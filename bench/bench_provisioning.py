@@ -44,10 +44,10 @@ def delivery_steps(samples: int = 20) -> dict:
             for n in range(samples):
                 job = DeliveryJob(f"bench{n}", node, (0, 1), f"kdbench{n}{uuid.uuid4().hex[:4]}", TEST_ACCOUNT_KEY, "pytorch")
                 started = time.perf_counter()
-                agent.deliver(job)
+                delivered = agent.deliver(job)
                 times["total"].append(time.perf_counter() - started)
                 for step in STEPS:
-                    times[step].append(getattr(agent.last_times, step))
+                    times[step].append(getattr(delivered.times, step))
                 started = time.perf_counter()
                 agent.reclaim(node, job.unix_user)
                 times["reclaim"].append(time.perf_counter() - started)

@@ -27,6 +27,9 @@ class ProvisioningSettings(ServiceSettings):
     # Holds, end warnings and ends are looked at this often; delivery leases last this long.
     sweep_interval_s: float = Field(5.0, gt=0)
     delivery_lease_s: float = Field(1800.0, gt=0)
+    # Deliveries run beside the workers, this many at once; more wait for the sweep, so that long readiness
+    # checks never take the workers that answer holds, keys and access.
+    delivery_concurrency: int = Field(8, ge=1, le=100)
     # The catalog's models are copied and every model's capacity announced this often.
     capacity_sync_s: float = Field(60.0, gt=0)
 

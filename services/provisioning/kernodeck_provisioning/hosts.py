@@ -56,6 +56,12 @@ class StepTimes:
     readiness: float
 
 
+@dataclass(frozen=True)
+class Delivered:
+    access: Access
+    times: StepTimes
+
+
 def script(name: str) -> str:
     return resources.files("kernodeck_provisioning").joinpath("scripts", name).read_text()
 
@@ -74,9 +80,8 @@ class SshHosts:
         self.connect_timeout_s = connect_timeout_s
         self.command_timeout_s = command_timeout_s
         self.accept_gpu_double = accept_gpu_double
-        self.last_times: StepTimes | None = None
 
-    def deliver(self, job: DeliveryJob) -> Access:
+    def deliver(self, job: DeliveryJob) -> Delivered:
         """Create the user, prepare the environment, run the readiness check; the access, or NodeRefused."""
         node = job.node
         started = time.perf_counter()
@@ -89,9 +94,7 @@ class SshHosts:
             prepared = time.perf_counter()
             report = self._readiness(client, env)
             checked = time.perf_counter()
-        self.last_times = StepTimes(
-            connected - started, user_done - connected, prepared - user_done, checked - prepared
-        )
+        times = StepTimes(connected - started, user_done - connected, prepared - user_done, checked - prepared)
         log.info(
             "node delivered",
             extra={
@@ -101,14 +104,16 @@ class SshHosts:
             },
         )
         if job.preparation == "notebook":
-            return Access(
+            access = Access(
                 node.host,
                 node.port,
                 job.unix_user,
                 f"http://{node.host}:{env['KD_JUPYTER_PORT']}/lab",
                 env["KD_JUPYTER_TOKEN"],
             )
-        return Access(node.host, node.port, job.unix_user)
+        else:
+            access = Access(node.host, node.port, job.unix_user)
+        return Delivered(access, times)
 
     def reclaim(self, node: Node, unix_user: str) -> None:
         with self._connect(node) as client:

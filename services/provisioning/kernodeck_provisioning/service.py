@@ -17,7 +17,7 @@ from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
 from kernodeck_provisioning import metrics, usecases
 from kernodeck_provisioning.config import ProvisioningSettings
-from kernodeck_provisioning.dependencies import Clock, ProvisioningTools
+from kernodeck_provisioning.dependencies import Clock, Deliveries, ProvisioningTools
 from kernodeck_provisioning.domain import GpuModel, is_live
 from kernodeck_provisioning.hosts import NodeRefused
 from kernodeck_provisioning.state_metrics import read_state
@@ -35,6 +35,7 @@ class ProvisioningService:
     instrumented = Instrumented()
     state = StateMetrics(read_state)
     tools = ProvisioningTools()
+    deliveries = Deliveries()
     clock = Clock()
     catalog = RpcProxy("catalog")
     orders = RpcProxy("orders")
@@ -154,7 +155,7 @@ class ProvisioningService:
                 )
             deliver = usecases.order_paid(uow, event.order_id, self.clock())
         if deliver:
-            self._deliver(event.order_id)
+            self.deliveries(event.order_id, self._deliver)
 
     @consumer(PaymentStatusChanged.source, PaymentStatusChanged.type)
     def on_payment_status_changed(self, payload) -> None:
@@ -186,7 +187,7 @@ class ProvisioningService:
             if job is None:
                 return
             try:
-                access = tools.hosts.deliver(job)
+                delivered = tools.hosts.deliver(job)
             except NodeRefused as refused:
                 metrics.NODE_REFUSALS.labels(refused.step).inc()
                 log.error(
@@ -203,11 +204,10 @@ class ProvisioningService:
                         metrics.DELIVERIES.labels("failed").inc()
                         return
                 continue
-            times = tools.hosts.last_times
             for step in ("connect", "user", "preparation", "readiness"):
-                metrics.DELIVERY_STEP_SECONDS.labels(step).observe(getattr(times, step))
+                metrics.DELIVERY_STEP_SECONDS.labels(step).observe(getattr(delivered.times, step))
             with self.uow() as uow:
-                usecases.delivered(uow, job, tools.secrets.seal(access), self.clock())
+                usecases.delivered(uow, job, tools.secrets.seal(delivered.access), self.clock())
             metrics.DELIVERIES.labels("ready").inc()
             return
 
@@ -229,7 +229,7 @@ class ProvisioningService:
         for rental in ending:
             self._end(rental.order_id, rental.node_id, rental.unix_user, now)
         for order_id in due:
-            self._deliver(order_id)
+            self.deliveries(order_id, self._deliver)
 
     def _end(self, order_id: str, node_id: str, unix_user: str, now: datetime) -> None:
         with self.uow() as uow:
