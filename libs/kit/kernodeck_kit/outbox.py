@@ -3,7 +3,9 @@
 `Store.transaction()` yields a `Tx`; events emitted on it are inserted in the
 same database transaction. Right after the commit the same worker publishes
 them (publisher confirms) and marks them sent; `OutboxRelay.publish_pending`
-retries whatever a crash or a broker outage left behind.
+retries whatever a crash or a broker outage left behind. On PostgreSQL the
+worker holds its rows locked until they are marked sent and the relay passes
+over locked rows, so a slow confirm does not have the relay publish them too.
 
 Events are published as mandatory: one that no queue is bound to receive
 (its consumer has not declared its queue yet) comes back from the broker, and
@@ -21,7 +23,7 @@ from datetime import datetime, timedelta
 from amqp import Message, spec
 from kombu import Connection
 from nameko.amqp.publish import UndeliverableMessage
-from sqlalchemy import delete, text, update
+from sqlalchemy import delete, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
@@ -230,11 +232,24 @@ class OutboxRelay:
         """Publish rows just committed by this worker and mark them sent."""
         with Session(self.engine) as session:
             if is_postgres(self.engine):
-                # Losing this mark in a crash only means the relay publishes the
-                # row again, which idempotent consumers ignore: no need to wait
-                # for the WAL flush on the request's path.
-                session.execute(text("SET LOCAL synchronous_commit TO OFF"))
+                rows = self._lock_unsent(session, rows)
             self._send(session, rows)
+
+    @staticmethod
+    def _lock_unsent(session: Session, rows: list[OutboxMessage]) -> list[OutboxMessage]:
+        """Those of `rows` not sent yet, locked until they are marked sent: the relay (SKIP LOCKED) passes over
+        them while the broker confirms them, and those it holds or has sent already are left to it.
+
+        Losing the mark in a crash only means the relay publishes a row again, which idempotent consumers ignore:
+        the commit need not wait for the WAL flush, synchronous_commit is off for it, set in the same round trip.
+        """
+        query = (
+            select(OutboxMessage.id, func.set_config("synchronous_commit", "off", True))
+            .where(OutboxMessage.id.in_([row.id for row in rows]), OutboxMessage.sent_at.is_(None))
+            .with_for_update(skip_locked=True)
+        )
+        locked = {row_id for row_id, _ in session.exec(query)}
+        return [row for row in rows if row.id in locked]
 
     def publish_pending(self, older_than: timedelta, batch: int = 200) -> int:
         """Publish rows the happy path did not; returns how many went out.

@@ -176,6 +176,32 @@ def test_the_relay_tries_rows_that_failed_least_first(config):
     engine.dispose()
 
 
+def test_the_relay_leaves_alone_rows_their_worker_is_still_publishing(config):
+    engine = make_engine(config["DATABASE_URL"])
+    published, publishing, confirmed = [], eventlet.event.Event(), eventlet.event.Event()
+
+    def slow_broker(row):
+        published.append(row.event_id)
+        publishing.send()
+        confirmed.wait()  # the worker waits for the broker's confirm
+
+    store = Store(engine, "orders", OutboxRelay(engine, "orders", slow_broker))
+
+    def commit():
+        with store.transaction() as tx:
+            tx.emit(order_created("o-10"))
+
+    worker = eventlet.spawn(commit)
+    publishing.wait()
+    relay = OutboxRelay(engine, "orders", publish=lambda row: published.append(row.event_id))
+    assert relay.publish_pending(older_than=timedelta(seconds=-1)) == 0
+    confirmed.send()
+    worker.wait()
+    assert len(published) == 1
+    assert unsent_rows(config["DATABASE_URL"]) == []
+    engine.dispose()
+
+
 def test_an_event_delivered_twice_has_one_effect(container_factory, config):
     container_factory(IdempotentConsumer, config).start()
     dispatch = event_dispatcher(config)
