@@ -1,6 +1,6 @@
 // Bundle src/ into dist/ (app.js, app.css, index.html), minified; the gateway serves dist/ at /.
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
 rmSync("dist", { recursive: true, force: true });
@@ -23,4 +23,6 @@ const hash = createHash("sha256")
   .update(readFileSync("dist/app.css"))
   .digest("hex")
   .slice(0, 12);
-writeFileSync("dist/index.html", readFileSync("src/index.html", "utf8").replaceAll("__HASH__", hash));
+// index.html last and whole (renamed into place): a running gateway takes its appearance for a complete build.
+writeFileSync("dist/index.html.tmp", readFileSync("src/index.html", "utf8").replaceAll("__HASH__", hash));
+renameSync("dist/index.html.tmp", "dist/index.html");

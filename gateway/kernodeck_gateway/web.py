@@ -1,4 +1,9 @@
-"""The web frontend (web/dist, built by `make web`), served at / on the API's origin."""
+"""The web frontend (web/dist, built by `make web`), served at / on the API's origin.
+
+The build is read when it is first asked for and read again when index.html changes (a rebuild), so a gateway
+started before the build finishes (`make run` builds the frontend beside the starting services) serves it as
+soon as it is there; until then / answers 503 with Retry-After, and the API works as ever.
+"""
 
 import gzip
 import logging
@@ -17,6 +22,7 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
 }
+NOT_BUILT_RETRY_S = 5
 
 
 class Asset:
@@ -34,25 +40,65 @@ class Asset:
         return Response(self.body, media_type=self.media_type, headers=headers)
 
 
+class Build:
+    """The files of the latest complete build in `web_dir`, or None while there is none."""
+
+    def __init__(self, web_dir: Path):
+        self.web_dir = web_dir
+        self.version: tuple[int, int] | None = None
+        self.assets: dict[str, Asset] | None = None
+        self.warned = False
+
+    def current(self) -> dict[str, Asset] | None:
+        # The build writes index.html last (web/build.mjs): its change says a new build is complete.
+        try:
+            stat = (self.web_dir / "index.html").stat()
+        except FileNotFoundError:
+            return self._missing()
+        version = (stat.st_mtime_ns, stat.st_size)
+        if version != self.version:
+            try:
+                self.assets = {name: Asset(self.web_dir / name, kind) for name, kind in FILES.items()}
+            except FileNotFoundError:
+                return self._missing()
+            self.version = version
+            log.info("web frontend loaded from %s", self.web_dir)
+        return self.assets
+
+    def _missing(self) -> dict[str, Asset] | None:
+        if not self.warned:
+            log.warning("no web frontend at %s yet: `make web` builds it", self.web_dir)
+            self.warned = True
+        return self.assets
+
+
 def router(web_dir: Path) -> APIRouter:
-    """The pages' routes; none when the frontend is not built (the API works without it)."""
+    """The pages' routes."""
     routes = APIRouter(include_in_schema=False)
-    if not all((web_dir / name).is_file() for name in FILES):
-        log.warning("no web frontend at %s: run `make web` to build it", web_dir)
-        return routes
-    assets = {name: Asset(web_dir / name, media_type) for name, media_type in FILES.items()}
+    build = Build(web_dir)
+
+    def serve(name: str, request: Request, cache: str) -> Response:
+        assets = build.current()
+        if assets is None:
+            return Response(
+                "The web frontend is being built (make web); reload in a moment.\n",
+                status_code=503,
+                media_type="text/plain; charset=utf-8",
+                headers={"Retry-After": str(NOT_BUILT_RETRY_S), "Cache-Control": "no-store", **SECURITY_HEADERS},
+            )
+        return assets[name].response(request, cache)
 
     @routes.get("/")
     async def index(request: Request) -> Response:
-        return assets["index.html"].response(request, "no-cache")
+        return serve("index.html", request, "no-cache")
 
     @routes.get("/app.js")
     async def script(request: Request) -> Response:
         # index.html names the files with their content's hash (?v=): a new build is a new address.
-        return assets["app.js"].response(request, "public, max-age=31536000, immutable")
+        return serve("app.js", request, "public, max-age=31536000, immutable")
 
     @routes.get("/app.css")
     async def styles(request: Request) -> Response:
-        return assets["app.css"].response(request, "public, max-age=31536000, immutable")
+        return serve("app.css", request, "public, max-age=31536000, immutable")
 
     return routes
