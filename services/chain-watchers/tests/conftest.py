@@ -1,5 +1,6 @@
 """What the watcher tests of every chain share: watcher containers on the real broker and PostgreSQL, their
-database and a tap on `chain.events`. A chain's conftest gives `watcher_settings` (which network, which node).
+database and a tap on `chain.events`. A chain's conftest gives `watcher_settings` (which network, which node),
+and where the shared fixtures below need them its node's `node_url`, `node_height` and `new_address`.
 
 The flows through payments and orders are in tests/integration/chain_payments, which uses these fixtures.
 """
@@ -15,6 +16,7 @@ from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
 from sqlalchemy import text
 
+from infra.devnet.fault_proxy import FaultProxy
 from infra.devnet.nodes import AnvilNode, find_binary
 from kernodeck_contracts.events import AddressWatched
 from kernodeck_kit import migrations
@@ -143,6 +145,39 @@ def start_watcher(container_factory, rabbit_config, watcher_database, watcher_co
         return container
 
     return start
+
+
+@pytest.fixture
+def proxy(node_url):
+    """A fault-injecting proxy in front of the chain's node, as a provider's load balancer (set its `fault`)."""
+    with FaultProxy(node_url) as proxy:
+        yield proxy
+
+
+@pytest.fixture
+def followed(node_height, watcher_db, watcher_settings, wait):
+    """`followed()`: wait until the watcher has scanned up to the node's tip (less its tip delay): blocks then come
+    one at a time, as the chain makes them, not in a burst that any watcher is behind for a moment."""
+
+    def scanned_to_the_tip() -> None:
+        # At or past it: a first scan may start at the tip, where the block below it was not there yet.
+        wait(
+            lambda: (watcher_db.cursor_height() or 0) >= node_height() - watcher_settings.tip_delay_blocks,
+            what="the watcher to follow the tip",
+        )
+
+    return scanned_to_the_tip
+
+
+@pytest.fixture
+def watched(fake_payments, start_watcher, announce, watcher_db, new_address, followed, wait) -> str:
+    """A watched address of a running watcher that has scanned up to the node's tip (less its tip delay)."""
+    start_watcher()
+    address = new_address()
+    announce(address)
+    wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
+    followed()
+    return address
 
 
 class FakePayments:

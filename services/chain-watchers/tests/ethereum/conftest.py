@@ -32,6 +32,23 @@ def client(anvil):
 
 
 @pytest.fixture
+def node_url(anvil) -> str:
+    return anvil.rpc_url
+
+
+@pytest.fixture
+def node_height(anvil):
+    """() -> the node's tip."""
+    return lambda: int(anvil.rpc("eth_blockNumber"), 16)
+
+
+@pytest.fixture
+def settings_on(watcher_database, quick_settings):
+    """`settings_on(url, **fields)`: a watcher's settings for tests on the node at `url` (anvil's, a proxy's)."""
+    return lambda url, **fields: quick_settings("ethereum", watcher_database, ethereum_rpc_url=url, **fields)
+
+
+@pytest.fixture
 def new_address():
     """A fresh address nobody has used: lowercase 0x hex."""
     return lambda: "0x" + secrets.token_hex(20)

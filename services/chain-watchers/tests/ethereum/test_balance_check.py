@@ -11,11 +11,9 @@ LOOK_BACK = 2  # blocks a new watch is looked up in
 
 
 @pytest.fixture
-def watcher_settings(anvil, watcher_database, quick_settings) -> WatcherSettings:
-    return quick_settings(
-        "ethereum",
-        watcher_database,
-        ethereum_rpc_url=anvil.rpc_url,
+def watcher_settings(anvil, settings_on) -> WatcherSettings:
+    return settings_on(
+        anvil.rpc_url,
         ethereum_confirmations=CONFIRMATIONS,
         targeted_check_blocks=LOOK_BACK,
         balance_check_interval_s=0.2,
@@ -23,12 +21,8 @@ def watcher_settings(anvil, watcher_database, quick_settings) -> WatcherSettings
 
 
 def test_a_token_payment_no_scan_saw_is_reported_and_a_seen_one_is_not(
-    anvil, tokens, fake_payments, start_watcher, announce, watcher_db, new_address, tap, wait
+    anvil, tokens, fake_payments, start_watcher, announce, watcher_db, new_address, followed, tap, wait
 ):
-    def followed() -> None:
-        tip = int(anvil.rpc("eth_blockNumber"), 16)
-        wait(lambda: watcher_db.cursor_height() == tip, what="the watcher to scan the tip")
-
     usdt = tokens["USDT"]
     start_watcher()
     followed()

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from infra.devnet.fault_proxy import FaultProxy, Reply
+from infra.devnet.fault_proxy import Reply
 from infra.devnet.tokens import send, transfer_token
 from kernodeck_watchers.config import DEFAULT_TIP_DELAY_BLOCKS, WatcherSettings
 
@@ -19,50 +19,13 @@ TIP_DELAY = DEFAULT_TIP_DELAY_BLOCKS["ethereum"]  # as in production: a block be
 
 
 @pytest.fixture
-def proxy(anvil):
-    with FaultProxy(anvil.rpc_url) as proxy:
-        yield proxy
-
-
-@pytest.fixture
-def watcher_settings(proxy, watcher_database, quick_settings) -> WatcherSettings:
-    return quick_settings(
-        "ethereum",
-        watcher_database,
-        ethereum_rpc_url=proxy.url,
+def watcher_settings(proxy, settings_on) -> WatcherSettings:
+    return settings_on(
+        proxy.url,
         ethereum_confirmations=CONFIRMATIONS,
         ethereum_lag_blocks=2,
         ethereum_tip_delay_blocks=TIP_DELAY,
     )
-
-
-@pytest.fixture
-def followed(anvil, watcher_db, wait):
-    """`followed()`: wait until the watcher has scanned up to the node's tip (less the delay): blocks then come one
-    at a time, as the chain makes them, not in a burst that any watcher is behind for a moment."""
-
-    def scanned_to_the_tip() -> None:
-        # At or past it: a first scan starts after the tip where the block below it was not there yet.
-        wait(
-            lambda: (watcher_db.cursor_height() or 0) >= height(anvil) - TIP_DELAY, what="the watcher to follow the tip"
-        )
-
-    return scanned_to_the_tip
-
-
-@pytest.fixture
-def watched(fake_payments, start_watcher, announce, watcher_db, new_address, followed, wait) -> str:
-    """A watched address of a running watcher that has scanned up to the proxy's tip (less the delay)."""
-    start_watcher()
-    address = new_address()
-    announce(address)
-    wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
-    followed()
-    return address
-
-
-def height(anvil) -> int:
-    return int(anvil.rpc("eth_blockNumber"), 16)
 
 
 def mine(anvil, followed, blocks: int) -> None:
@@ -123,11 +86,11 @@ def test_null_for_a_block_the_tip_announced_loses_nothing_and_is_not_an_outage(
     assert not tap.lagging_reported()
 
 
-def test_a_backend_behind_the_scanned_chain_reverts_nothing(anvil, proxy, watched, followed, tap, wait):
+def test_a_backend_behind_the_scanned_chain_reverts_nothing(anvil, node_height, proxy, watched, followed, tap, wait):
     txid = send(anvil, {"to": watched, "value": hex(9_000)})
     mine(anvil, followed, TIP_DELAY)
     tap.wait_for("transfer_seen", txid=txid)
-    behind = height(anvil) - 3
+    behind = node_height() - 3
     behind_block = anvil.rpc("eth_getBlockByNumber", hex(behind), False)
     tips_answered = []
     balancer = random.Random(17)  # a load balancer's pick, the same every run

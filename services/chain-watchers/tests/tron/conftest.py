@@ -26,6 +26,23 @@ def fake_usdt(double):
 
 
 @pytest.fixture
+def node_url(double) -> str:
+    return double.url
+
+
+@pytest.fixture
+def node_height(double):
+    """() -> the double's head."""
+    return lambda: double.post("/wallet/getblock", {"detail": False})["block_header"]["raw_data"]["number"]
+
+
+@pytest.fixture
+def settings_on(watcher_database, quick_settings):
+    """`settings_on(url, **fields)`: a watcher's settings for tests on the node at `url` (the double's, a proxy's)."""
+    return lambda url, **fields: quick_settings("tron", watcher_database, tron_url=url, **fields)
+
+
+@pytest.fixture
 def new_account():
     """() -> (base58 address, private key hex) of a key nobody has used."""
 

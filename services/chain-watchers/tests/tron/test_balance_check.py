@@ -10,24 +10,15 @@ LOOK_BACK = 2  # blocks a new watch is looked up in
 
 
 @pytest.fixture
-def watcher_settings(double, watcher_database, quick_settings) -> WatcherSettings:
-    return quick_settings(
-        "tron",
-        watcher_database,
-        tron_url=double.url,
-        tron_confirmations=CONFIRMATIONS,
-        targeted_check_blocks=LOOK_BACK,
-        balance_check_interval_s=0.2,
+def watcher_settings(double, settings_on) -> WatcherSettings:
+    return settings_on(
+        double.url, tron_confirmations=CONFIRMATIONS, targeted_check_blocks=LOOK_BACK, balance_check_interval_s=0.2
     )
 
 
 def test_a_token_payment_no_scan_saw_is_reported_and_a_seen_one_is_not(
-    double, usdt, fake_payments, start_watcher, announce, watcher_db, new_address, tap, wait
+    double, usdt, fake_payments, start_watcher, announce, watcher_db, new_address, followed, tap, wait
 ):
-    def followed() -> None:
-        head = double.post("/wallet/getblock", {"detail": False})["block_header"]["raw_data"]["number"]
-        wait(lambda: watcher_db.cursor_height() == head, what="the watcher to scan the head")
-
     start_watcher()
     followed()
     seen, missed = new_address(), new_address()

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from infra.devnet.fault_proxy import FaultProxy, Reply
+from infra.devnet.fault_proxy import Reply
 from kernodeck_watchers.config import DEFAULT_TIP_DELAY_BLOCKS, WatcherSettings
 
 CONFIRMATIONS = 3
@@ -17,50 +17,11 @@ TIP_DELAY = DEFAULT_TIP_DELAY_BLOCKS["tron"]  # as in production
 
 
 @pytest.fixture
-def proxy(double):
-    with FaultProxy(double.url) as proxy:
-        yield proxy
+def watcher_settings(proxy, settings_on) -> WatcherSettings:
+    return settings_on(proxy.url, tron_confirmations=CONFIRMATIONS, tron_lag_blocks=2, tron_tip_delay_blocks=TIP_DELAY)
 
 
-@pytest.fixture
-def watcher_settings(proxy, watcher_database, quick_settings) -> WatcherSettings:
-    return quick_settings(
-        "tron",
-        watcher_database,
-        tron_url=proxy.url,
-        tron_confirmations=CONFIRMATIONS,
-        tron_lag_blocks=2,
-        tron_tip_delay_blocks=TIP_DELAY,
-    )
-
-
-def head(double) -> int:
-    return double.post("/wallet/getblock", {"detail": False})["block_header"]["raw_data"]["number"]
-
-
-@pytest.fixture
-def followed(double, watcher_db, wait):
-    """`followed()`: wait until the watcher has scanned up to the double's head (less the delay): blocks then come
-    one at a time, as the chain makes them, not in a burst that any watcher is behind for a moment."""
-
-    def scanned_to_the_head() -> None:
-        wait(lambda: watcher_db.cursor_height() == head(double) - TIP_DELAY, what="the watcher to follow the head")
-
-    return scanned_to_the_head
-
-
-@pytest.fixture
-def watched(fake_payments, start_watcher, announce, watcher_db, new_address, followed, wait) -> str:
-    """A watched address of a running watcher that has scanned up to the double's head (less the delay)."""
-    start_watcher()
-    address = new_address()
-    announce(address)
-    wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
-    followed()
-    return address
-
-
-def lagging_backend(double, proxy, answered: list[str]):
+def lagging_backend(double, head, answered: list[str]):
     """Half the requests (picked as a load balancer would, the same every run) answered by a backend BEHIND blocks
     behind the double's head."""
     balancer = random.Random(17)
@@ -71,7 +32,7 @@ def lagging_backend(double, proxy, answered: list[str]):
     def fault(path, body):
         if not isinstance(body, dict) or balancer.random() < 0.5:
             return None
-        endpoint, has = path.rsplit("/", 1)[-1], max(head(double) - BEHIND, 0)
+        endpoint, has = path.rsplit("/", 1)[-1], max(head() - BEHIND, 0)
         if endpoint == "getblock":
             answered.append(endpoint)
             return reply(double.post("/wallet/getblock", {**body, "id_or_num": str(has)}))
@@ -84,10 +45,10 @@ def lagging_backend(double, proxy, answered: list[str]):
 
 
 def test_a_lagging_backend_loses_no_payment_reverts_nothing_and_is_not_an_outage(
-    double, usdt, proxy, watched, followed, tap
+    double, node_height, usdt, proxy, watched, followed, tap
 ):
     answered: list[str] = []
-    proxy.fault = lagging_backend(double, proxy, answered)
+    proxy.fault = lagging_backend(double, node_height, answered)
     trx = double.transfer(watched, 1_234_567)
     double.mine(1)
     followed()

@@ -102,20 +102,60 @@ def node(regtest):
 
 
 @pytest.fixture
-def watcher_settings(node, watcher_database, quick_settings) -> WatcherSettings:
-    network, raw = node.network, node.node
-    return quick_settings(
-        network,
-        watcher_database,
-        **{
-            f"{network}_rpc_url": raw.rpc_url,
-            f"{network}_rpc_user": raw.rpcuser,
-            f"{network}_rpc_password": raw.rpcpassword,
-            f"{network}_zmq_url": raw.zmq_hashblock_url or "",
-            f"{network}_confirmations": CONFIRMATIONS,
-            f"{network}_lag_blocks": 2,
-        },
-    )
+def node_url(node) -> str:
+    return node.node.rpc_url
+
+
+@pytest.fixture
+def node_height(node):
+    return node.height
+
+
+@pytest.fixture
+def new_address(node):
+    return node.new_address
+
+
+@pytest.fixture
+def settings_on(node, watcher_database, quick_settings):
+    """`settings_on(url)`: the watcher's settings for tests on `node`, its RPC at `url` (the node's, a proxy's), its
+    block announcements straight from the node (ZMQ)."""
+
+    def settings(url: str) -> WatcherSettings:
+        network, raw = node.network, node.node
+        return quick_settings(
+            network,
+            watcher_database,
+            **{
+                f"{network}_rpc_url": url,
+                f"{network}_rpc_user": raw.rpcuser,
+                f"{network}_rpc_password": raw.rpcpassword,
+                f"{network}_zmq_url": raw.zmq_hashblock_url or "",
+                f"{network}_confirmations": CONFIRMATIONS,
+                f"{network}_lag_blocks": 2,
+            },
+        )
+
+    return settings
+
+
+@pytest.fixture
+def watcher_settings(node_url, settings_on) -> WatcherSettings:
+    return settings_on(node_url)
+
+
+@pytest.fixture
+def watching(fake_payments, start_watcher, announce, watcher_db, wait):
+    """`watching(node)` -> a fresh address of `node` that the running watcher has been told about."""
+    start_watcher()
+
+    def new_watched_address(node) -> str:
+        address = node.new_address()
+        announce(address)
+        wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
+        return address
+
+    return new_watched_address
 
 
 @pytest.fixture

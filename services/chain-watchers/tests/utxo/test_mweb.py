@@ -62,19 +62,6 @@ def test_the_client_reads_mweb_transactions_and_ignores_what_cannot_pay_an_addre
     assert client.transfers_in_block(block, {address}) == [paid]
 
 
-@pytest.fixture
-def watching(fake_payments, start_watcher, announce, watcher_db, wait):
-    start_watcher()
-
-    def new_watched_address(node) -> str:
-        address = node.new_address()
-        announce(address)
-        wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
-        return address
-
-    return new_watched_address
-
-
 def test_a_payment_is_seen_and_confirmed_while_a_peg_in_waits_in_the_mempool(node, watching, tap):
     peg_in(node)
     mweb_transfer(node)

@@ -7,7 +7,7 @@ import time
 import eventlet
 import pytest
 
-from infra.devnet.fault_proxy import FaultProxy, RpcFailure, fail, rpc_answer, throttle
+from infra.devnet.fault_proxy import RpcFailure, fail, rpc_answer, throttle
 from kernodeck_watchers.config import WatcherSettings
 
 from .conftest import CONFIRMATIONS
@@ -16,37 +16,8 @@ AMOUNT = 512_000
 
 
 @pytest.fixture
-def proxy(node):
-    with FaultProxy(node.node.rpc_url) as proxy:
-        yield proxy
-
-
-@pytest.fixture
-def watcher_settings(node, proxy, watcher_database, quick_settings) -> WatcherSettings:
-    network, raw = node.network, node.node
-    return quick_settings(
-        network,
-        watcher_database,
-        **{
-            f"{network}_rpc_url": proxy.url,
-            f"{network}_rpc_user": raw.rpcuser,
-            f"{network}_rpc_password": raw.rpcpassword,
-            f"{network}_zmq_url": raw.zmq_hashblock_url or "",  # announcements straight from the node
-            f"{network}_confirmations": CONFIRMATIONS,
-            f"{network}_lag_blocks": 2,
-        },
-    )
-
-
-@pytest.fixture
-def watched(node, fake_payments, start_watcher, announce, watcher_db, wait):
-    """A watched address of a running watcher that has scanned up to the node's tip."""
-    start_watcher()
-    address = node.new_address()
-    announce(address)
-    wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
-    wait(lambda: watcher_db.cursor_height() == node.height(), what="the first pass")
-    return address
+def watcher_settings(proxy, settings_on) -> WatcherSettings:
+    return settings_on(proxy.url)
 
 
 def scan_requests(proxy, after: float) -> list[float]:

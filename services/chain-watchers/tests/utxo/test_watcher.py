@@ -9,20 +9,6 @@ from kernodeck_watchers.chains.utxo import UtxoClient
 AMOUNT = 378_000
 
 
-@pytest.fixture
-def watching(fake_payments, start_watcher, announce, watcher_db, wait):
-    """`watching(node)` -> a fresh address of `node` that the running watcher has been told about."""
-    start_watcher()
-
-    def new_watched_address(node) -> str:
-        address = node.new_address()
-        announce(address)
-        wait(lambda: address in watcher_db.watched(), what="the watcher to store the address")
-        return address
-
-    return new_watched_address
-
-
 def test_health_tells_the_active_replica_and_its_heights(
     node, fake_payments, start_watcher, watcher_config, watcher_db, wait
 ):

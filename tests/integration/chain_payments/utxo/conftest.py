@@ -9,6 +9,8 @@ from tests.integration.chain_payments.conftest import watcher_fixtures
 _utxo = watcher_fixtures("utxo/conftest.py")
 regtest = _utxo.regtest
 node = _utxo.node
+node_url = _utxo.node_url
+settings_on = _utxo.settings_on
 watcher_settings = _utxo.watcher_settings
 
 # A BIP84 testnet account key (vpub) from a public test mnemonic: never for real money.
