@@ -45,48 +45,19 @@ class Control:
         """
         owner = self._sender(params)
         code = token.init_code(params["symbol"], int(params["decimals"]))
-        new_contract = {
-            "origin_address": owner,
-            "bytecode": code,
-            "name": params["symbol"],
-            "consume_user_resource_percent": 100,
-        }
-        answer = self._broadcast(
-            "CreateSmartContract", {"owner_address": owner, "new_contract": new_contract}, FEE_LIMIT_SUN
-        )
+        deployed = self._deploy(owner, code, params["symbol"])
+        if "contract_address" not in deployed:
+            return deployed
+        mint = token.mint_call(to_evm(owner), int(params["supply"]))
+        answer = self._call(owner, to_hex(deployed["contract_address"]), mint)
         if not answer.get("result"):
             return answer
-        block_ids = self.chain.mine(1)
-        block, position = self.chain.locate(answer["txid"], self.chain.tip.number)
-        contract = block.infos[position].get("contract_address")
-        if contract is None:
-            raise ChainError(f"the deployment of {params['symbol']} failed")
-        answer = self._call(owner, contract, token.mint_call(to_evm(owner), int(params["supply"])))
-        if not answer.get("result"):
-            return answer
-        return {"contract_address": to_base58(contract), "blockIDs": block_ids + self.chain.mine(1)}
+        return {**deployed, "blockIDs": deployed["blockIDs"] + self.chain.mine(1)}
 
     def deploy(self, params: dict) -> dict:
         """{"bytecode" (hex init code with its constructor arguments), "name", "from"?}: deploy, one block.
         Answers {"contract_address", "blockIDs"}, or the refused broadcast."""
-        owner = self._sender(params)
-        new_contract = {
-            "origin_address": owner,
-            "bytecode": params["bytecode"].removeprefix("0x"),
-            "name": params.get("name", "contract"),
-            "consume_user_resource_percent": 100,
-        }
-        answer = self._broadcast(
-            "CreateSmartContract", {"owner_address": owner, "new_contract": new_contract}, FEE_LIMIT_SUN
-        )
-        if not answer.get("result"):
-            return answer
-        block_ids = self.chain.mine(1)
-        block, position = self.chain.locate(answer["txid"], self.chain.tip.number)
-        contract = block.infos[position].get("contract_address")
-        if contract is None:
-            raise ChainError(f"the deployment of {new_contract['name']} failed")
-        return {"contract_address": to_base58(contract), "blockIDs": block_ids}
+        return self._deploy(self._sender(params), params["bytecode"].removeprefix("0x"), params.get("name", "contract"))
 
     def call(self, params: dict) -> dict:
         """{"contract", "data" (hex calldata), "call_value"? (sun), "from"?} -> broadcasttransaction's answer."""
@@ -98,6 +69,22 @@ class Control:
         if params.get("call_value"):
             value["call_value"] = int(params["call_value"])
         return self._broadcast("TriggerSmartContract", value, FEE_LIMIT_SUN)
+
+    def _deploy(self, owner: str, code: str, name: str) -> dict:
+        """Deploy `code` (hex init code) from `owner` in a block of its own: {"contract_address", "blockIDs"}, or
+        the refused broadcast."""
+        new_contract = {"origin_address": owner, "bytecode": code, "name": name, "consume_user_resource_percent": 100}
+        answer = self._broadcast(
+            "CreateSmartContract", {"owner_address": owner, "new_contract": new_contract}, FEE_LIMIT_SUN
+        )
+        if not answer.get("result"):
+            return answer
+        block_ids = self.chain.mine(1)
+        block, position = self.chain.locate(answer["txid"], self.chain.tip.number)
+        contract = block.infos[position].get("contract_address")
+        if contract is None:
+            raise ChainError(f"the deployment of {name} failed")
+        return {"contract_address": to_base58(contract), "blockIDs": block_ids}
 
     def _sender(self, params: dict) -> str:
         sender = to_hex(params["from"]) if params.get("from") else next(iter(self.keys))
