@@ -32,6 +32,11 @@ class MemoryUnit(Generic[S]):
         return deepcopy(table.get(key))
 
     @staticmethod
+    def where(table: dict[Any, T], keep: Callable[[T], bool]) -> list[T]:
+        """Copies of the items `keep` keeps, in the order they were put."""
+        return deepcopy([item for item in table.values() if keep(item)])
+
+    @staticmethod
     def page(table: dict[Any, T], page: Page, sort_key: Callable[[T], tuple], where: Callable[[T], bool]) -> list[T]:
         """Copies of one page of the items `where` keeps, in the page's order (kernodeck_kit.paging)."""
         return deepcopy(list(page.take([item for item in table.values() if where(item)], sort_key)))

@@ -1,5 +1,5 @@
-"""Payments' units of work on plain objects, for the use cases that run on one (balance.py, intake.py,
-settlement.py)."""
+"""Payments' units of work on plain objects (kernodeck_kit.memory), for the use cases that run on one
+(balance.py, intake.py, settlement.py)."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -8,12 +8,13 @@ from fractions import Fraction
 from sqlmodel import SQLModel
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
 from kernodeck_payments.domain.intents import IntentStatus, address_key
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.store.intents import OPEN
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
 
 
 @dataclass
@@ -22,11 +23,7 @@ class BalanceTables:
     keys: set[str] = field(default_factory=set)  # the ledger's idempotency keys
 
 
-class MemoryBalance:
-    def __init__(self, tables: BalanceTables, emit):
-        self.tables = tables
-        self.emit = emit
-
+class MemoryBalance(MemoryUnit[BalanceTables]):
     def debit_for_order(self, account_id: str, cents: int, order_id: str, key: str, at: datetime) -> bool:
         if key in self.tables.keys:
             return False
@@ -46,26 +43,23 @@ class IntakeTables:
     board: MethodBoard  # what the methods have right now, as a test sets it
     solana_pool: list[str] = field(default_factory=list)  # unused addresses, handed out first to last
     next_index: dict[str, int] = field(default_factory=dict)
-    rows: list[SQLModel] = field(default_factory=list)
+    topups: dict[str, Topup] = field(default_factory=dict)
+    intents: dict[str, PaymentIntent] = field(default_factory=dict)
 
 
-class MemoryIntake:
-    def __init__(self, tables: IntakeTables, emit):
-        self.tables = tables
-        self.emit = emit
-
+class MemoryIntake(MemoryUnit[IntakeTables]):
     def board(self, now: datetime) -> MethodBoard:
         return self.tables.board
 
     def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
-        return [
-            row
-            for row in self.tables.rows
-            if isinstance(row, PaymentIntent)
-            and row.account_id == account_id
-            and row.status in OPEN
-            and (row.expires_at > now or row.status != IntentStatus.AWAITING_TRANSFER)
-        ]
+        return self.where(
+            self.tables.intents,
+            lambda row: (
+                row.account_id == account_id
+                and row.status in OPEN
+                and (row.expires_at > now or row.status != IntentStatus.AWAITING_TRANSFER)
+            ),
+        )
 
     def take_index(self, network: str) -> int:
         index = self.tables.next_index.get(network, 0)
@@ -76,7 +70,7 @@ class MemoryIntake:
         return self.tables.solana_pool.pop(0) if self.tables.solana_pool else None
 
     def add(self, row: SQLModel) -> None:
-        self.tables.rows.append(row)
+        self.put(self.tables.topups if isinstance(row, Topup) else self.tables.intents, row)
 
 
 def intake_units(board: MethodBoard, solana_pool: list[str] = ()) -> MemoryUnits:
@@ -93,17 +87,13 @@ class SettlementTables:
     reviews: dict[str, tuple[str, str | None, str | None]] = field(default_factory=dict)  # key -> (reason, intent, tx)
 
 
-class MemorySettlement:
-    def __init__(self, tables: SettlementTables, emit):
-        self.tables = tables
-        self.emit = emit
-
+class MemorySettlement(MemoryUnit[SettlementTables]):
     def intent_at(self, network: str, address: str) -> PaymentIntent | None:
         key = address_key(network, address)
-        return next((i for i in self.tables.intents.values() if (i.network, i.address_key) == (network, key)), None)
+        return next(iter(self.where(self.tables.intents, lambda i: (i.network, i.address_key) == (network, key))), None)
 
     def intent(self, intent_id: str) -> PaymentIntent | None:
-        return self.tables.intents.get(intent_id)
+        return self.read(self.tables.intents, intent_id)
 
     def due(self, now: datetime, limit: int) -> list[str]:
         unused = {
@@ -120,20 +110,20 @@ class MemorySettlement:
         """Everything is in memory already."""
 
     def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
-        return self.tables.transfers.get((network, txid, index))
+        return self.read(self.tables.transfers, (network, txid, index))
 
     def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]:
         return {intent_id: self.transfers_of(intent_id) for intent_id in intent_ids}
 
     def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
-        found = [t for t in self.tables.transfers.values() if t.intent_id == intent_id]
+        found = self.where(self.tables.transfers, lambda t: t.intent_id == intent_id)
         return sorted(found, key=lambda t: (t.first_seen_at, t.txid, t.index))
 
     def save(self, row: SQLModel) -> None:
         if isinstance(row, PaymentIntent):
-            self.tables.intents[row.id] = row
+            self.put(self.tables.intents, row)
         else:
-            self.tables.transfers[(row.network, row.txid, row.index)] = row
+            self.put(self.tables.transfers, row, (row.network, row.txid, row.index))
 
     def price_now(self, symbol: str, now: datetime) -> Fraction | None:
         return self.tables.prices.get(symbol)

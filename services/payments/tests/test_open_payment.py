@@ -96,7 +96,7 @@ def test_a_topup_is_recorded_with_its_intent():
     units = intake_units(board())
     topup = Topup(id="t1", account_id="acc1", amount_usd_cents=10_000, created_at=T0)
     intent = open_one(units, BTC, "t1", 10_000, Purpose.TOPUP, topup)
-    assert [type(row).__name__ for row in units.state.rows] == ["Topup", "PaymentIntent"]
+    assert (list(units.state.topups), list(units.state.intents)) == (["t1"], [intent.id])
     assert (intent.purpose, intent.reference_id) == (Purpose.TOPUP, "t1")
 
 
@@ -114,7 +114,7 @@ def test_an_unavailable_method_gives_no_instructions_and_uses_no_index(state, co
     with pytest.raises(ServiceError) as caught:
         open_one(units)
     assert (caught.value.code, caught.value.detail) == (code, detail)
-    assert (units.state.rows, units.state.next_index, units.emitted) == ([], {}, [])
+    assert (units.state.topups, units.state.intents, units.state.next_index, units.emitted) == ({}, {}, {}, [])
 
 
 def test_solana_addresses_come_from_the_pool_until_it_is_empty():
@@ -190,6 +190,6 @@ def test_an_intent_past_its_deadline_stops_counting_unless_a_transfer_is_on_its_
     assert open_limited(units, ETH, now=after).asset == "ETH"  # both expired unseen: room again
     units = intake_units(board())
     first, _ = open_limited(units, BTC), open_limited(units, LTC)
-    units.state.rows[0].status = "confirming"  # a transfer to the first is confirming past the deadline
+    units.state.intents[first.id].status = "confirming"  # a transfer to the first is confirming past the deadline
     assert open_limited(units, ETH, now=after).asset == "ETH"  # the second, expired unseen, left room
     assert refused(units, find_method("SOL", "solana"), now=after).startswith("this order has 2")

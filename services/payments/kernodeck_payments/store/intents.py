@@ -6,6 +6,7 @@ from sqlalchemy import or_, select
 from sqlmodel import Session
 
 from kernodeck_kit.paging import Page
+from kernodeck_kit.rows import copy_as
 from kernodeck_payments.domain.intents import (
     Disposition,
     Intent,
@@ -151,32 +152,9 @@ def topups_of(session: Session, account_id: str, page: Page) -> list[tuple[Topup
 
 
 def as_intent(row: PaymentIntent) -> Intent:
-    return Intent(
-        id=row.id,
-        purpose=Purpose(row.purpose),
-        account_id=row.account_id,
-        reference_id=row.reference_id,
-        asset=row.asset,
-        network=row.network,
-        address=row.address,
-        amount=row.amount,
-        amount_usd_cents=row.amount_usd_cents,
-        rate=row.rate,
-        expires_at=row.expires_at,
-        required_confirmations=row.required_confirmations,
-        settled=row.settled_at is not None,
-    )
+    return copy_as(Intent, row, purpose=Purpose(row.purpose), settled=row.settled_at is not None)
 
 
 def as_transfer(row: ChainTransferRow) -> Transfer:
-    return Transfer(
-        network=row.network,
-        txid=row.txid,
-        index=row.index,
-        token=row.token,
-        amount=row.amount,
-        confirmations=row.confirmations,
-        state=TransferState(row.state),
-        first_seen_at=row.first_seen_at,
-        disposition=Disposition(row.disposition) if row.disposition else None,
-    )
+    disposition = Disposition(row.disposition) if row.disposition else None
+    return copy_as(Transfer, row, state=TransferState(row.state), disposition=disposition)
