@@ -89,26 +89,34 @@ def service_config(rabbit_config: dict, database_url: str, settings: ServiceSett
 
 
 class EventTap:
-    """What reaches a queue bound to every event one service publishes."""
+    """What reaches a queue bound to every event one service publishes, each event once (the outbox publishes at
+    least once)."""
 
     def __init__(self, queue):
         self.queue = queue
         self.received: list[tuple[str, dict]] = []
         self.event_ids: set[str] = set()
 
+    def of(self, event_type: str) -> list[dict]:
+        """Payloads of `event_type` received so far, the queue emptied first."""
+        while (message := self.queue.get(no_ack=True)) is not None:
+            if message.payload["event_id"] not in self.event_ids:
+                self.event_ids.add(message.payload["event_id"])
+                self.received.append((message.delivery_info["routing_key"], message.payload))
+        return [payload for key, payload in self.received if key == event_type]
+
     def wait(self, event_type: str, count: int = 1, seconds: float = 5.0) -> list[dict]:
         """Payloads of `event_type` received so far, once there are `count` or `seconds` have passed."""
         deadline = time.monotonic() + seconds
-        while True:
-            matching = [payload for key, payload in self.received if key == event_type]
-            if len(matching) >= count or time.monotonic() > deadline:
-                return matching
-            message = self.queue.get(no_ack=True)
-            if message is None:
-                eventlet.sleep(0.05)
-            elif message.payload["event_id"] not in self.event_ids:  # published at least once: each counted once
-                self.event_ids.add(message.payload["event_id"])
-                self.received.append((message.delivery_info["routing_key"], message.payload))
+        while len(matching := self.of(event_type)) < count and time.monotonic() < deadline:
+            eventlet.sleep(0.05)
+        return matching
+
+    def wait_for(self, event_type: str, count: int = 1, seconds: float = 10.0) -> list[dict]:
+        """As `wait`, but an AssertionError when fewer than `count` came."""
+        matching = self.wait(event_type, count, seconds)
+        assert len(matching) >= count, f"{len(matching)} {event_type} event(s) after {seconds}s, not {count}"
+        return matching
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from sqlmodel import Session
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.doubles import ProvisioningDouble
-from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_kit.testing import service_config, tap_events, truncate_all
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.ledger.store import assert_invariant
 from kernodeck_payments.service import PaymentsService
@@ -186,11 +186,8 @@ def watcher(configs):
 @pytest.fixture
 def payments_events(configs):
     """Every event published on `payments.events` from now on (`of(type)`, `wait_for(type, n)`)."""
-    from services.payments.tests.helpers import EventTap
-
-    tap = EventTap(configs["payments"]["AMQP_URI"])
-    yield tap
-    tap.close()
+    with tap_events(configs["payments"]["AMQP_URI"], "payments") as tap:
+        yield tap
 
 
 @pytest.fixture

@@ -7,13 +7,11 @@ very process), so a test can assert that an event changed NOTHING.
 """
 
 import itertools
-import uuid
 from collections import defaultdict
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import eventlet
-from kombu import Connection, Exchange, Queue
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
 from nameko.testing.services import entrypoint_hook
@@ -199,39 +197,6 @@ def report_watchers(watcher: Chain, *networks: str, lagging: bool = False) -> No
             lag_seconds=900 if lagging else 0,
             lagging=lagging,
         )
-
-
-class EventTap:
-    """A queue of its own bound to an exchange (`payments.events`): every event published there, once, in order."""
-
-    def __init__(self, amqp_uri: str, exchange: str = "payments.events"):
-        self.connection = Connection(amqp_uri)
-        self.channel = self.connection.channel()
-        queue = Queue(
-            f"test-tap-{uuid.uuid4().hex}",
-            exchange=Exchange(exchange, type="topic", durable=True),
-            routing_key="#",
-            exclusive=True,
-        )
-        self.queue = queue(self.channel)
-        self.queue.declare()
-        self.seen: list[tuple[str, dict]] = []
-        self.event_ids: set[str] = set()
-
-    def of(self, event_type: str) -> list[dict]:
-        """Each event once: the outbox publishes at least once, and its relay may repeat a slow first publish."""
-        while (message := self.queue.get(no_ack=True, accept=["json"])) is not None:
-            if message.payload["event_id"] not in self.event_ids:
-                self.event_ids.add(message.payload["event_id"])
-                self.seen.append((message.delivery_info["routing_key"], message.payload))
-        return [payload for kind, payload in self.seen if kind == event_type]
-
-    def wait_for(self, event_type: str, count: int, seconds: float = 10.0) -> list[dict]:
-        wait_until(lambda: len(self.of(event_type)) >= count, seconds, f"{count} {event_type} event(s)")
-        return self.of(event_type)
-
-    def close(self) -> None:
-        self.connection.release()
 
 
 class PaymentsDb:
