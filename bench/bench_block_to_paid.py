@@ -2,19 +2,23 @@
 
 Real regtest bitcoind and litecoind, real anvil, the Tron and Solana doubles
 (blocks on request here, as regtest mines); the watchers wake on their nodes'
-block announcements (bitcoind's ZMQ `hashblock`, litecoind's
-`waitforblockheight` long poll, anvil's `newHeads` over websocket, the Tron
-node's ZMQ `block` topic, Solana's `slotSubscribe`), their polling slowed to
+block announcements (bitcoind's and litecoind's `waitforblockheight` long
+poll, anvil's `newHeads` over websocket, the Tron node's ZMQ `block` topic,
+Solana's `slotSubscribe`), their polling slowed to
 `SLOW_POLL_S` so that only announcements count. Each sample: pay an order's
 instructions with the node's own tools, make all but the last block the
 payment needs, wait until payments shows the transfer one confirmation short,
-then make the last block and time until orders publishes `paid`.
+and the watcher's status shows it at its node's tip, then make the last block
+and time until orders publishes `paid`, and each stage on the way as the
+broker carries it: the watcher's `transfer_confirmed`, payments'
+`payment_settled`, orders' `paid`.
 
 The baseline, measured on the same stack in the same run: a `transfer_confirmed`
 published on the broker as a watcher would, to `paid` (everything after the watcher).
 """
 
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -22,11 +26,12 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
+import aio_pika
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_payments import ORDER, PaidEvents, confirmed_to_paid
+from bench.bench_payments import ORDER, confirmed_to_paid
 from bench.measure import bearer_for_new_customer, percentiles
 from infra.local.devnet import DEV_CONFIRMATIONS, NETWORKS, Devnet
 from infra.local.isolation import running_stack
@@ -34,9 +39,15 @@ from infra.local.isolation import running_stack
 SAMPLES = 20
 SLOW_POLL_S = 30
 TARGET_MS = 100
+# stage: (exchange, routing key, the payload's field that says whose it is), in the order a payment passes them
+STAGES = {
+    "transfer_confirmed": ("chain.events", "transfer_confirmed", "address"),
+    "payment_settled": ("payments.events", "payment_settled", "order_id"),
+    "paid": ("orders.events", "order_status_changed", "order_id"),
+}
 # network: (asset, how its watcher hears of blocks, the network's block time in seconds)
 NETWORKS_MEASURED = {
-    "bitcoin": ("BTC", "ZMQ hashblock", 600),
+    "bitcoin": ("BTC", "waitforblockheight long poll", 600),
     "litecoin": ("LTC", "waitforblockheight long poll", 150),
     "ethereum": ("ETH", "newHeads over websocket", 12),
     "tron": ("TRX", "ZMQ block topic", 3),
@@ -68,25 +79,37 @@ async def _measure(stack, devnet) -> list[str]:
     baseline = (await confirmed_to_paid(stack.url, auth, stack.env["AMQP_URI"], samples=SAMPLES))["p50_ms"]
     lines.append(f"baseline, transfer_confirmed on the broker -> order paid: p50 {baseline:.0f} ms over {SAMPLES}")
     async with (
-        PaidEvents(stack.env["AMQP_URI"]) as paid,
+        _StageEvents(stack.env["AMQP_URI"]) as stages,
         httpx.AsyncClient(base_url=stack.url, headers=auth, timeout=30) as client,
     ):
         for network in devnet.up:
             asset, how, block_s = NETWORKS_MEASURED[network]
             chain = _Chain(devnet.nodes[network], network)
-            samples = [await _sample(client, paid, chain, asset) for _ in range(SAMPLES)]
-            p = percentiles(samples)
+            samples = [await _sample(client, stages, chain, asset) for _ in range(SAMPLES)]
+            p = percentiles([sample["paid"] for sample in samples])
             lines.append(
                 f"block with the last confirmation -> order paid, {network} ({how}): "
-                f"p50 {p['p50_ms']:.0f} ms  p99 {p['p99_ms']:.0f} ms over {SAMPLES} orders, "
+                f"p50 {p['p50_ms']:.0f} ms  p90 {p['p90_ms']:.0f} ms  p99 {p['p99_ms']:.0f} ms over {SAMPLES} orders, "
                 f"{p['p50_ms'] / 1000 / block_s:.3f} of its {block_s:g} s block time, "
                 f"{p['p50_ms'] / baseline:.1f}x the baseline (target p50 < {TARGET_MS} ms): "
                 f"{'met' if p['p50_ms'] < TARGET_MS else 'NOT met'}"
             )
+            lines.append(f"  {network}, stage by stage: {_stages_line(samples)}")
     return lines
 
 
-async def _sample(client, paid, chain, asset: str) -> float:
+def _stages_line(samples: list[dict[str, float]]) -> str:
+    """Each stage's own time, from the one before it (from the block for the first): p50/p90 in ms."""
+    parts, before = [], None
+    for stage in STAGES:
+        p = percentiles([sample[stage] - (sample[before] if before else 0.0) for sample in samples])
+        parts.append(f"-> {stage} {p['p50_ms']:.0f}/{p['p90_ms']:.0f}")
+        before = stage
+    return "block " + "  ".join(parts) + " ms (p50/p90)"
+
+
+async def _sample(client, stages, chain, asset: str) -> dict[str, float]:
+    """Seconds from making the last block to each stage's event on the broker."""
     order = _created(await client.post("/api/v1/orders", json=ORDER))
     intent = {"asset": asset, "network": chain.network}
     payment = _created(await client.post(f"/api/v1/orders/{order['id']}/payments", json=intent))
@@ -98,10 +121,70 @@ async def _sample(client, paid, chain, asset: str) -> float:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{chain.network}: the payment stayed at {confirmations} confirmations")
         await asyncio.sleep(0.05)
-    waiting = paid.expect(order["id"])
+    # Payments hears of the confirmations as the watcher commits the payment's block: the watcher may still be
+    # scanning the blocks after it, and the last block would wait for that pass.
+    await asyncio.wait_for(stages.caught_up(chain.network), timeout=30)
+    whose = {"transfer_confirmed": payment["address"].lower(), "payment_settled": order["id"], "paid": order["id"]}
+    waiting = stages.expect(whose)
     started = time.perf_counter()
     chain.mine(1)
-    return await asyncio.wait_for(waiting, timeout=30) - started
+    arrived = await asyncio.wait_for(waiting, timeout=30)
+    return {stage: at - started for stage, at in arrived.items()}
+
+
+class _StageEvents:
+    """The STAGES' events on the broker: `expect({stage: whose})` resolves, once each stage's event has come, to
+    the `time.perf_counter()` of each one's arrival. `caught_up(network)`: the network's next `watcher_status`
+    with every block the watcher knows of scanned."""
+
+    def __init__(self, amqp_uri: str):
+        self.amqp_uri = amqp_uri
+        self.waiting: dict[tuple[str, str], tuple[dict[str, float], asyncio.Future, int]] = {}
+        self.catching_up: dict[str, asyncio.Future] = {}
+
+    async def __aenter__(self):
+        self.connection = await aio_pika.connect(self.amqp_uri)
+        channel = await self.connection.channel()
+        queue = await channel.declare_queue(exclusive=True, auto_delete=True)
+        for exchange, routing_key, _ in [*STAGES.values(), ("chain.events", "watcher_status", "network")]:
+            declared = await channel.declare_exchange(exchange, aio_pika.ExchangeType.TOPIC, durable=True)
+            await queue.bind(declared, routing_key)
+        await queue.consume(self._on_message, no_ack=True)
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.connection.close()
+
+    def expect(self, whose: dict[str, str]) -> asyncio.Future:
+        future = asyncio.get_running_loop().create_future()
+        arrived: dict[str, float] = {}
+        for stage, key in whose.items():
+            self.waiting[(stage, key)] = (arrived, future, len(whose))
+        return future
+
+    def caught_up(self, network: str) -> asyncio.Future:
+        self.catching_up[network] = asyncio.get_running_loop().create_future()
+        return self.catching_up[network]
+
+    async def _on_message(self, message: aio_pika.abc.AbstractIncomingMessage) -> None:
+        at = time.perf_counter()
+        body = json.loads(message.body)
+        if message.routing_key == "watcher_status":
+            future = self.catching_up.get(body["network"])
+            if future is not None and not future.done() and body["scanned_height"] >= body["node_height"]:
+                future.set_result(at)
+            return
+        for stage, (_, routing_key, field) in STAGES.items():
+            if message.routing_key != routing_key or (stage == "paid" and body.get("status") != "paid"):
+                continue
+            # Addresses compared in lower case: the watcher's spelling (an Ethereum address in lower case) need
+            # not be the instructions' (checksummed), and no two of a run differ by case alone.
+            whose = str(body.get(field)).lower()
+            arrived, future, count = self.waiting.pop((stage, whose), ({}, None, 0))
+            if future is not None:
+                arrived[stage] = at
+                if len(arrived) == count:
+                    future.set_result(arrived)
 
 
 def _created(response: httpx.Response) -> dict:

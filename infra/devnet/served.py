@@ -30,6 +30,9 @@ class JsonHandler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog of 5 drops the connections of a watcher reading 8 Solana slots ahead at once:
+    # each dropped one waits a second for its SYN to be sent again.
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], handler: type[JsonHandler], app: object):
         super().__init__(address, handler)
