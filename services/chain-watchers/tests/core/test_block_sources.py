@@ -32,18 +32,22 @@ def tip(height: int, hash_: str) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("fields", "scheme"),
+    ("fields", "schemes"),
     [
-        ({"network": "bitcoin", "bitcoin_zmq_url": "tcp://node:28332"}, "tcp"),
-        ({"network": "bitcoin"}, "http"),
-        ({"network": "litecoin", "litecoin_rpc_url": "https://node/key"}, "https"),
-        ({"network": "ethereum", "ethereum_ws_url": "wss://node:8546/key"}, "wss"),
-        ({"network": "tron", "tron_zmq_url": "tcp://node:5555"}, "tcp"),
-        ({"network": "solana", "solana_ws_url": "ws://node:8900"}, "ws"),
+        ({"network": "bitcoin", "bitcoin_zmq_url": "tcp://node:28332"}, ["http", "tcp"]),  # the long poll first
+        ({"network": "bitcoin"}, ["http"]),
+        ({"network": "litecoin", "litecoin_rpc_url": "https://node/key"}, ["https"]),
+        ({"network": "ethereum", "ethereum_ws_url": "wss://node:8546/key"}, ["wss"]),
+        ({"network": "tron", "tron_zmq_url": "tcp://node:5555"}, ["tcp"]),
+        ({"network": "solana", "solana_ws_url": "ws://node:8900"}, ["ws"]),
     ],
 )
-def test_a_watcher_hears_of_blocks_from_zmq_newheads_or_the_long_poll(fields, scheme):
-    assert block_source(WatcherSettings(**fields)).scheme == scheme
+def test_a_watcher_hears_of_blocks_from_the_long_poll_zmq_or_newheads(fields, schemes):
+    source, heard = block_source(WatcherSettings(**fields)), []
+    while source is not None:
+        heard.append(source.scheme)
+        source = source.fallback
+    assert heard == schemes
 
 
 @pytest.mark.parametrize(
@@ -79,6 +83,24 @@ def test_a_node_refusing_the_long_poll_leaves_the_watcher_polling_with_one_warni
         listen_for_blocks(source, lambda: None)  # returns instead of retrying
     assert [r.url for r in caplog.records if r.name == notify.__name__] == ["https://provider"]
     assert "secret" not in caplog.text
+
+
+def test_a_node_refusing_the_long_poll_is_heard_on_its_zmq_instead(caplog):
+    refused = RpcError("waitforblockheight", {"code": notify_longpoll.METHOD_NOT_FOUND, "message": "Method not found"})
+    node = ScriptedNode(refused)
+
+    def zmq(on_block):
+        on_block()
+        raise SystemExit  # ends the listener, which would otherwise listen for good
+
+    zmq_source = BlockSource("tcp://node:28332", zmq)
+    source = BlockSource("http://node:8332", lambda on_block: notify_longpoll.listen(node, on_block), zmq_source)
+    woken = []
+    with caplog.at_level(logging.WARNING, logger=notify.__name__), pytest.raises(SystemExit):
+        listen_for_blocks(source, lambda: woken.append(True))
+    assert woken == [True]
+    warned = [(r.url, r.instead) for r in caplog.records if r.name == notify.__name__]
+    assert warned == [("http://node:8332", "tcp://node:28332")]
 
 
 def test_other_node_errors_are_raised_for_a_retry():
