@@ -5,7 +5,9 @@ same database transaction. Right after the commit the same worker publishes
 them (publisher confirms) and marks them sent; `OutboxRelay.publish_pending`
 retries whatever a crash or a broker outage left behind. On PostgreSQL the
 worker holds its rows locked until they are marked sent and the relay passes
-over locked rows, so a slow confirm does not have the relay publish them too.
+over locked rows, so a slow confirm does not have the relay publish them too;
+the worker takes that lock while the broker confirms, after its events are
+on their way, so that the lock's round trips do not delay them.
 
 Events are published as mandatory: one that no queue is bound to receive
 (its consumer has not declared its queue yet) comes back from the broker, and
@@ -36,6 +38,7 @@ from kernodeck_kit.types import utcnow
 log = logging.getLogger(__name__)
 
 PublishFn = Callable[[OutboxMessage], None]
+WhileConfirming = Callable[[], None]  # called once the rows are sent, before their confirms are awaited
 CONFIRM_TIMEOUT_S = 10.0
 
 
@@ -47,6 +50,12 @@ class Published:
     confirmed: list[OutboxMessage] = field(default_factory=list)
     unroutable: list[OutboxMessage] = field(default_factory=list)
     failed: list[OutboxMessage] = field(default_factory=list)
+
+    def only(self, rows: list[OutboxMessage]) -> "Published":
+        ids = {row.id for row in rows}
+        return Published(
+            *([row for row in part if row.id in ids] for part in (self.confirmed, self.unroutable, self.failed))
+        )
 
 
 class AmqpPublisher:
@@ -67,12 +76,12 @@ class AmqpPublisher:
         if published.failed:
             raise ConnectionError("the broker did not confirm the event")
 
-    def many(self, rows: list[OutboxMessage]) -> Published:
+    def many(self, rows: list[OutboxMessage], while_confirming: WhileConfirming | None = None) -> Published:
         """Raises when the broker cannot be reached: then none of the rows is known to be published."""
         reused = bool(self._idle)
         channel = self._idle.pop() if reused else _ConfirmChannel(self.amqp_uri)
         try:
-            published = channel.publish(rows)
+            published = channel.publish(rows, while_confirming)
         except Exception:
             channel.close()
             if not reused:
@@ -80,7 +89,7 @@ class AmqpPublisher:
             # A kept channel may have lost its connection (the broker restarted): once more on a fresh one.
             channel = _ConfirmChannel(self.amqp_uri)
             try:
-                published = channel.publish(rows)
+                published = channel.publish(rows, while_confirming)
             except Exception:
                 channel.close()
                 raise
@@ -114,7 +123,7 @@ class _ConfirmChannel:
         self.returned: set[str] = set()
         self.nacked: list[OutboxMessage] = []
 
-    def publish(self, rows: list[OutboxMessage]) -> Published:
+    def publish(self, rows: list[OutboxMessage], while_confirming: WhileConfirming | None = None) -> Published:
         self.returned.clear()
         self.nacked.clear()
         for row in rows:
@@ -132,6 +141,8 @@ class _ConfirmChannel:
             self.channel.basic_publish(message, exchange=exchange, routing_key=row.event_type, mandatory=True)
             self.last_tag += 1
             self.waiting[self.last_tag] = row
+        if while_confirming is not None:
+            while_confirming()
         while self.waiting:
             self.channel.wait([spec.Basic.Ack, spec.Basic.Nack], timeout=CONFIRM_TIMEOUT_S)
         nacked = {row.event_id for row in self.nacked}
@@ -229,16 +240,17 @@ class OutboxRelay:
         self.publish = publish
 
     def publish_rows(self, rows: list[OutboxMessage]) -> None:
-        """Publish rows just committed by this worker and mark them sent."""
+        """Publish rows just committed by this worker and mark them sent (on PostgreSQL those it could lock)."""
         with Session(self.engine) as session:
-            if is_postgres(self.engine):
-                rows = self._lock_unsent(session, rows)
-            self._send(session, rows)
+            lock = _RowLock(lambda: self._lock_unsent(session, rows)) if is_postgres(self.engine) else None
+            self._send(session, rows, lock)
 
     @staticmethod
     def _lock_unsent(session: Session, rows: list[OutboxMessage]) -> list[OutboxMessage]:
         """Those of `rows` not sent yet, locked until they are marked sent: the relay (SKIP LOCKED) passes over
-        them while the broker confirms them, and those it holds or has sent already are left to it.
+        them while the broker confirms them, and those it holds or has sent already are left to it (the worker
+        has published them too, which idempotent consumers ignore: the relay takes only rows older than its
+        interval, which a worker's rows are only after a transaction that long).
 
         Losing the mark in a crash only means the relay publishes a row again, which idempotent consumers ignore:
         the commit need not wait for the WAL flush, synchronous_commit is off for it, set in the same round trip.
@@ -284,8 +296,11 @@ class OutboxRelay:
             session.commit()
             return removed
 
-    def _send(self, session: Session, rows: list[OutboxMessage]) -> int:
-        published = self._publish(rows) if rows else Published()
+    def _send(self, session: Session, rows: list[OutboxMessage], lock: "_RowLock | None" = None) -> int:
+        """Publish `rows` and record what became of them; with a `lock`, of those it locked only."""
+        published = self._publish(rows, lock) if rows else Published()
+        if lock is not None:
+            published = published.only(lock.rows())
         for row in published.unroutable:
             # No queue receives it (yet): the broker is fine, the other rows went.
             metrics.EVENTS_UNROUTABLE.labels(self.service, row.event_type).inc()
@@ -304,15 +319,18 @@ class OutboxRelay:
         session.commit()
         return len(published.confirmed)
 
-    def _publish(self, rows: list[OutboxMessage]) -> Published:
-        """All at once when the publisher can (AmqpPublisher.many), else one by one, stopping at a failure (the
-        broker is likely down: the relay keeps their order when it tries again)."""
+    def _publish(self, rows: list[OutboxMessage], while_confirming: WhileConfirming | None = None) -> Published:
+        """All at once when the publisher can (AmqpPublisher.many, `while_confirming` called while the broker
+        confirms), else one by one after `while_confirming`, stopping at a failure (the broker is likely down: the
+        relay keeps their order when it tries again)."""
         many = getattr(self.publish, "many", None)
         if many is not None:
             try:
-                return many(rows)
+                return many(rows, while_confirming)
             except Exception:
                 return Published(failed=list(rows))
+        if while_confirming is not None:
+            while_confirming()
         published = Published()
         for row in rows:
             try:
@@ -329,6 +347,29 @@ class OutboxRelay:
     @staticmethod
     def _count_attempt(session: Session, row: OutboxMessage) -> None:
         session.execute(update(OutboxMessage).where(OutboxMessage.id == row.id).values(attempts=row.attempts + 1))
+
+
+class _RowLock:
+    """A worker's lock on the rows it publishes, taken once (called by the publisher while the broker confirms,
+    or by `rows()` when the publisher never got that far); `rows()`: those locked, or what the lock raised."""
+
+    def __init__(self, take: Callable[[], list[OutboxMessage]]):
+        self._take = take
+        self._locked: list[OutboxMessage] | None = None
+        self._error: Exception | None = None
+
+    def __call__(self) -> None:
+        if self._locked is None and self._error is None:
+            try:
+                self._locked = self._take()
+            except Exception as error:  # not the broker's: raised by rows(), once the publisher is done
+                self._error = error
+
+    def rows(self) -> list[OutboxMessage]:
+        self()
+        if self._error is not None:
+            raise self._error
+        return self._locked
 
 
 class Store:

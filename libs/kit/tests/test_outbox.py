@@ -6,11 +6,13 @@ from types import SimpleNamespace
 
 import eventlet
 import pytest
+from kombu import Connection
 from nameko.events import event_handler
 from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
 from nameko.standalone.rpc import ServiceRpcProxy
 from prometheus_client import REGISTRY
+from sqlalchemy import event as sa_event
 from sqlalchemy import update
 from sqlmodel import Session, select
 
@@ -200,6 +202,38 @@ def test_the_relay_leaves_alone_rows_their_worker_is_still_publishing(config):
     assert len(published) == 1
     assert unsent_rows(config["DATABASE_URL"]) == []
     engine.dispose()
+
+
+def test_the_worker_locks_its_rows_once_their_events_are_on_the_broker(config):
+    """The lock that keeps the relay off is taken while the broker confirms: its round trips never delay an event."""
+    engine = make_engine(config["DATABASE_URL"])
+    store = Store(engine, "orders", OutboxRelay(engine, "orders", amqp_publisher(config["AMQP_URI"])))
+    on_the_broker_at_the_lock = []
+    with Connection(config["AMQP_URI"]) as connection:
+        channel = connection.channel()
+        channel.exchange_declare("orders.events", "topic", durable=True, auto_delete=False)
+        queue, _, _ = channel.queue_declare("", exclusive=True)
+        channel.queue_bind(queue, "orders.events", "order_created")
+
+        def before_statement(conn, cursor, statement, *args):
+            if "FOR UPDATE" in statement:
+                on_the_broker_at_the_lock.append(arrived(channel, queue))
+
+        sa_event.listen(engine, "before_cursor_execute", before_statement)
+        with store.transaction() as tx:
+            tx.emit(order_created("o-11"))
+    assert on_the_broker_at_the_lock == [True]
+    assert unsent_rows(config["DATABASE_URL"]) == []
+    engine.dispose()
+
+
+def arrived(channel, queue: str, seconds: float = 5.0) -> bool:
+    """Whether a message comes to `queue` within `seconds`."""
+    with eventlet.Timeout(seconds, False):
+        while channel.basic_get(queue, no_ack=True) is None:
+            eventlet.sleep(0.01)
+        return True
+    return False
 
 
 def test_an_event_delivered_twice_has_one_effect(container_factory, config):
