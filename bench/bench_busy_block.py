@@ -9,10 +9,19 @@ the watcher's `transfer_confirmed`, payments' `payment_settled`, orders'
 `paid`, the first and the last of each, which says which stage the time goes
 to. The baseline, measured in the same run on the same stack: one payment
 alone, the same way (target: all 200 paid within 1 s, 200 orders a second).
+Beside them, the CPU seconds each of the three processes spent from the
+block to the last `paid` (what a loaded machine's wall clock hides).
+
+Alone: `python bench/bench_busy_block.py [--store postgresql|sqlite]
+[--profile DIR]`; with --profile, each of the three processes runs cProfile
+over the busy block only (bench/profiling) and writes DIR/<store>-<process>.prof.
 """
 
+import argparse
 import asyncio
 import json
+import os
+import signal
 import sys
 import tempfile
 import time
@@ -33,6 +42,8 @@ from infra.local.isolation import running_stack
 ORDERS = 200
 TARGET_S = 1.0
 SLOW_POLL_S = 30
+PROFILED = ("watcher-bitcoin", "payments", "orders")
+PROFILING = Path(__file__).resolve().parent / "profiling"
 STAGES = (
     ("chain.events", "transfer_confirmed", "watcher: transfer_confirmed"),
     ("payments.events", "payment_settled", "payments: payment_settled"),
@@ -40,9 +51,9 @@ STAGES = (
 )
 
 
-def busy_block(log_dir: Path) -> list[str]:
+def busy_block(log_dir: Path, stores=("postgresql", "sqlite"), profile_dir: Path | None = None) -> list[str]:
     lines = []
-    for store in ("postgresql", "sqlite"):
+    for store in stores:
         devnet = Devnet(log_dir / store / "devnet", networks=("bitcoin",), watcher_status_s=1.0)
         env = devnet.start(log=lambda line: None)
         try:
@@ -55,24 +66,33 @@ def busy_block(log_dir: Path) -> list[str]:
                 "payments": {"PAYMENTS_OPEN_INTENTS_PER_ACCOUNT": str(ORDERS + 1)},
                 "gateway": {"GATEWAY_RPC_TIMEOUT_S": "60"},
             }
+            if profile_dir is not None:
+                for name in PROFILED:
+                    process_env.setdefault(name, {}).update(
+                        {
+                            "PYTHONPATH": str(PROFILING),
+                            "KERNODECK_PROFILE_OUT": str(profile_dir / f"{store}-{name}.prof"),
+                        }
+                    )
             # Every paid order holds its GPU: three more 64-GPU rtx4090 nodes than the stack's one.
             options = {"process_env": process_env, "extra_ports": {"rtx4090": 3}, "sqlite": store == "sqlite"}
             with running_stack(log_dir / store, f"kd_bench_busy_{store[:2]}", env, ("bitcoin",), **options) as stack:
-                lines += asyncio.run(_measure(stack, devnet.nodes["bitcoin"], store))
+                lines += asyncio.run(_measure(stack, devnet.nodes["bitcoin"], store, profile_dir is not None))
         finally:
             devnet.stop()
     return lines
 
 
-async def _measure(stack, node, store: str) -> list[str]:
+async def _measure(stack, node, store: str, profiling: bool) -> list[str]:
     auth = await bearer_for_new_customer(stack.url)
     miner = node.rpc("getnewaddress", "", "bech32")
     async with (
         _Stages(stack.env["AMQP_URI"]) as stages,
         httpx.AsyncClient(base_url=stack.url, headers=auth, timeout=60) as client,
     ):
-        alone = await _block(client, stages, node, miner, 1)
-        busy = await _block(client, stages, node, miner, ORDERS)
+        alone, _ = await _block(client, stages, node, miner, 1)
+        pids = {name: stack.processes[name].popen.pid for name in PROFILED}
+        busy, cpu = await _block(client, stages, node, miner, ORDERS, pids, profiling)
     last = busy["orders: paid"][1]
     rate = ORDERS / last
     lines = [
@@ -83,11 +103,16 @@ async def _measure(stack, node, store: str) -> list[str]:
     for _, _, stage in STAGES:
         first, final = busy[stage]
         lines.append(f"  {stage:<30} first {first * 1000:6.0f} ms  last {final * 1000:6.0f} ms")
+    lines.append("  CPU meanwhile: " + ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in cpu.items()))
     return lines
 
 
-async def _block(client, stages, node, miner: str, count: int) -> dict[str, tuple[float, float]]:
-    """Seconds from mining the confirming block to the first and the last event of each stage."""
+async def _block(
+    client, stages, node, miner: str, count: int, pids: dict[str, int] | None = None, profiling: bool = False
+) -> tuple[dict[str, tuple[float, float]], dict[str, float]]:
+    """Seconds from mining the confirming block to the first and the last event of each stage; the CPU seconds
+    of the processes of `pids` (by name) meanwhile, each profiled with `profiling` (see bench/profiling)."""
+    pids = pids or {}
     payments = [await _intent(client) for _ in range(count)]
     outputs = {p["address"]: str(Decimal(int(p["amount_base_units"])).scaleb(-8)) for p in payments}
     node.rpc("sendmany", "", outputs)
@@ -105,10 +130,27 @@ async def _block(client, stages, node, miner: str, count: int) -> dict[str, tupl
         ),
     }
     waits = {stage: stages.expect(stage, count, expected[stage]) for stage in expected}
+    profiled = pids if profiling else {}
+    _signal(profiled, signal.SIGUSR1)
+    cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
     started = time.perf_counter()
     node.rpc("generatetoaddress", 1, miner)
     times = {stage: await asyncio.wait_for(wait, timeout=120) for stage, wait in waits.items()}
-    return {stage: (first - started, last - started) for stage, (first, last) in times.items()}
+    cpu = {name: _cpu_s(pid) - cpu_before[name] for name, pid in pids.items()}
+    _signal(profiled, signal.SIGUSR2)
+    return {stage: (first - started, last - started) for stage, (first, last) in times.items()}, cpu
+
+
+def _cpu_s(pid: int) -> float:
+    """The process's user and system CPU seconds so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _signal(pids: dict[str, int], signum: int) -> None:
+    """Start or stop the profiles of processes started with bench/profiling (the signal would stop another)."""
+    for pid in pids.values():
+        os.kill(pid, signum)
 
 
 async def _intent(client) -> dict:
@@ -168,6 +210,12 @@ class _Stages:
 
 
 if __name__ == "__main__":  # this benchmark alone; `make bench` runs it with the others
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", choices=("postgresql", "sqlite"), action="append", help="one store (default: both)")
+    parser.add_argument("--profile", type=Path, metavar="DIR", help="cProfile the three processes into DIR")
+    arguments = parser.parse_args()
+    if arguments.profile:
+        arguments.profile.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as logs:
-        for line in busy_block(Path(logs)):
+        for line in busy_block(Path(logs), tuple(arguments.store or ("postgresql", "sqlite")), arguments.profile):
             print(line)
