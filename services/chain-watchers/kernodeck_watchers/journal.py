@@ -15,7 +15,7 @@ from kernodeck_contracts.events import (
 from kernodeck_kit.outbox import Store, Tx
 from kernodeck_watchers import metrics
 from kernodeck_watchers.domain.transfers import Kind, Tracked
-from kernodeck_watchers.store.queries import lock_sequence, save_sequence, save_tracked
+from kernodeck_watchers.store.queries import get_tracked, lock_sequence, save_sequence, save_tracked
 
 EVENTS: dict[Kind, type[ChainTransfer]] = {
     Kind.SEEN: TransferSeen,
@@ -50,14 +50,19 @@ class Journal:
         self.sequence = sequence
         self.now = now
         self.kinds: list[Kind] = []
+        self.saved: dict[tuple[str, int], Tracked] = {}  # written together as the journal ends
 
     @property
     def session(self):
         return self.tx.session
 
+    def known(self, txid: str, index: int) -> Tracked | None:
+        """The transfer as this journal recorded it, else as stored."""
+        return self.saved.get((txid, index)) or get_tracked(self.session, self.network, txid, index)
+
     def record(self, tracked: Tracked, kind: Kind | None) -> None:
         """Save the transfer as it is now and, when `kind` says something happened, announce it."""
-        save_tracked(self.session, self.network, tracked, self.now)
+        self.saved[(tracked.txid, tracked.index)] = tracked
         if kind is not None:
             self.sequence += 1
             self.tx.emit(transfer_event(self.network, tracked, kind, self.epoch, self.sequence))
@@ -70,6 +75,7 @@ def journal(store: Store, network: str, now: datetime) -> Iterator[Journal]:
     with store.transaction() as tx:
         entry = Journal(tx, network, *lock_sequence(tx.session, network), now)
         yield entry
+        save_tracked(tx.session, network, list(entry.saved.values()), now)
         save_sequence(tx.session, network, entry.sequence)
     for kind in entry.kinds:
         metrics.TRANSFERS.labels(network, kind.value.removeprefix("transfer_")).inc()

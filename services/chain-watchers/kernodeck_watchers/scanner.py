@@ -133,7 +133,7 @@ class Scanner:
         with journal(self.store, self.network, self.clock()) as entry:
             self._check(entry, cursor)
             for seen in found:
-                known = get_tracked(entry.session, self.network, seen.txid, seen.index)
+                known = entry.known(seen.txid, seen.index)
                 entry.record(*transfers.in_block(known, seen, block, tip_height, self._required(seen)))
             add_scanned_block(entry.session, self.network, block, self.history_blocks)
             moved = Cursor(block.height, block.hash)

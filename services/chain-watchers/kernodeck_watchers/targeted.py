@@ -14,7 +14,7 @@ from kernodeck_kit.outbox import Store
 from kernodeck_watchers.chains.base import ChainClient
 from kernodeck_watchers.domain import transfers
 from kernodeck_watchers.journal import journal
-from kernodeck_watchers.store.queries import get_cursor, get_tracked, scanned_hash
+from kernodeck_watchers.store.queries import get_cursor, scanned_hash
 
 
 def look_at(
@@ -36,7 +36,7 @@ def look_at(
     with journal(store, network, now()) as entry:
         cursor = get_cursor(entry.session, network)
         for seen, block in found:
-            known = get_tracked(entry.session, network, seen.txid, seen.index)
+            known = entry.known(seen.txid, seen.index)
             if block is None:
                 entry.record(*transfers.in_mempool(known, seen, entry.now, required[seen.address]))
             elif (

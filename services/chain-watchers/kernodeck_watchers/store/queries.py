@@ -169,15 +169,32 @@ def seen_in_blocks(
     return {(address, token): int(total) for address, token, total in session.exec(query)}
 
 
-def save_tracked(session: Session, network: str, tracked: Tracked, now: datetime) -> None:
-    row = session.get(TrackedTransferRow, (network, tracked.txid, tracked.index)) or TrackedTransferRow(
-        network=network, txid=tracked.txid, index=tracked.index
-    )
-    row.address, row.token, row.amount = tracked.address, tracked.token, tracked.amount
-    row.block_height, row.block_hash = tracked.block_height, tracked.block_hash
-    row.state, row.confirmations = tracked.state.value, tracked.confirmations
-    row.required_confirmations, row.occurred_at, row.updated_at = tracked.required, tracked.occurred_at, now
-    session.add(row)
+def save_tracked(session: Session, network: str, tracked: list[Tracked], now: datetime, batch: int = 500) -> None:
+    """Write these transfers as they are now, new or known, `batch` to a statement (a block's confirmations in
+    one round trip, not a read and a write each)."""
+    rows = [
+        {
+            "network": network,
+            "txid": t.txid,
+            "index": t.index,
+            "address": t.address,
+            "token": t.token,
+            "amount": t.amount,
+            "block_height": t.block_height,
+            "block_hash": t.block_hash,
+            "state": t.state.value,
+            "confirmations": t.confirmations,
+            "required_confirmations": t.required,
+            "occurred_at": t.occurred_at,
+            "updated_at": now,
+        }
+        for t in tracked
+    ]
+    key = ("network", "txid", "index")
+    for start in range(0, len(rows), batch):
+        statement = insert_for(session, TrackedTransferRow.__table__).values(rows[start : start + batch])
+        changed = {column: statement.excluded[column] for column in rows[0] if column not in key}
+        session.execute(statement.on_conflict_do_update(index_elements=list(key), set_=changed))
 
 
 def _tracked(row: TrackedTransferRow) -> Tracked:

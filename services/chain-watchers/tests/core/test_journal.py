@@ -1,0 +1,42 @@
+"""The journal: a transaction's transfers written together as it ends, read back as recorded before that."""
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from kernodeck_watchers.domain.transfers import Kind, State, Tracked
+from kernodeck_watchers.journal import journal
+from kernodeck_watchers.store.queries import get_tracked
+
+T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
+SEEN = Tracked("tx1", 0, "bcrt1qalice", None, 5_000, State.SEEN, 0, 2, T0)
+MINED = replace(SEEN, state=State.CONFIRMING, confirmations=1, block_height=10, block_hash="h10")
+OTHER = replace(SEEN, txid="tx2", amount=7_000)
+
+
+def stored(store, txid: str) -> Tracked | None:
+    with store.read() as session:
+        return get_tracked(session, "bitcoin", txid, 0)
+
+
+def test_a_journal_reads_back_what_it_recorded_and_writes_the_last_of_each_transfer_as_it_ends(store):
+    with journal(store, "bitcoin", T0) as entry:
+        entry.record(SEEN, Kind.SEEN)
+        assert entry.known("tx1", 0) == SEEN
+        entry.record(MINED, Kind.CONFIRMATIONS)
+        entry.record(OTHER, Kind.SEEN)
+        assert entry.known("tx1", 0) == MINED
+    assert (stored(store, "tx1"), stored(store, "tx2")) == (MINED, OTHER)
+    confirmed = replace(MINED, state=State.CONFIRMED, confirmations=2)
+    with journal(store, "bitcoin", T0) as entry:  # known transfers, changed
+        assert entry.known("tx1", 0) == MINED
+        entry.record(confirmed, Kind.CONFIRMED)
+    assert (stored(store, "tx1"), stored(store, "tx2")) == (confirmed, OTHER)
+
+
+def test_a_journal_that_fails_writes_nothing(store):
+    with pytest.raises(RuntimeError), journal(store, "bitcoin", T0) as entry:
+        entry.record(SEEN, Kind.SEEN)
+        raise RuntimeError("the node went away")
+    assert stored(store, "tx1") is None
