@@ -38,6 +38,10 @@ class SqlUnit:
         self.session: Session = tx.session
         self.emit: Callable[[Event], None] = tx.emit
 
+    def done(self) -> None:
+        """The unit's work ended without an error: write what it kept to write together (many rows in one
+        statement), before the commit."""
+
 
 class SqlUnits(Generic[U]):
     """Units on the service's database: `unit(tx)` builds the service's unit on one transaction."""
@@ -49,17 +53,24 @@ class SqlUnits(Generic[U]):
     @contextmanager
     def transaction(self) -> Iterator[U]:
         with self.store.transaction() as tx:
-            yield self.unit(tx)
+            unit = self.unit(tx)
+            yield unit
+            unit.done()
 
     @contextmanager
     def consume(self, consumer: str, event: Event) -> Iterator[U | None]:
         with self.store.consume(consumer, event) as tx:
-            yield None if tx is None else self.unit(tx)
+            unit = None if tx is None else self.unit(tx)
+            yield unit
+            if unit is not None:
+                unit.done()
 
     @contextmanager
     def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[U, list[Event]]]:
         with self.store.consume_each(consumer, events) as (tx, fresh):
-            yield self.unit(tx), fresh
+            unit = self.unit(tx)
+            yield unit, fresh
+            unit.done()
 
 
 class MemoryUnits(Generic[S, U]):

@@ -1,5 +1,7 @@
 """Units of work in memory and on the database: the same transaction and consumer semantics."""
 
+import json
+
 import pytest
 from sqlalchemy import func, select
 from sqlmodel import SQLModel
@@ -103,7 +105,7 @@ def test_events_consumed_together_are_each_applied_once_all_or_none(units):
 def test_sql_units_consume_together_each_event_once(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path / 'units.db'}")
     SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
-    units = SqlUnits(Store(engine, "orders", relay=None), lambda tx: tx)
+    units = SqlUnits(Store(engine, "orders", relay=None), SqlUnit)
     first, second = changed("o1"), changed("o2")
     with units.consume_each("payments", [first]) as (_, fresh):
         assert fresh == [first]
@@ -111,4 +113,33 @@ def test_sql_units_consume_together_each_event_once(tmp_path):
         assert fresh == [second]
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(ProcessedEvent)).scalar_one() == 2
+    engine.dispose()
+
+
+class Deferred(SqlUnit):
+    """A unit that keeps its outbox rows for the end, as a unit writing many rows in one statement does."""
+
+    def __init__(self, tx):
+        super().__init__(tx)
+        self.kept = []
+
+    def done(self) -> None:
+        for event in self.kept:
+            self.emit(event)
+
+
+def test_sql_units_write_what_a_unit_kept_for_its_end_only_when_it_ends_without_an_error(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'units.db'}")
+    SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
+    units = SqlUnits(Store(engine, "orders", relay=None), Deferred)
+    with pytest.raises(RuntimeError), units.consume_each("payments", [changed("o1")]) as (unit, _):
+        unit.kept.append(changed("o1"))
+        raise RuntimeError("the database is down")
+    with units.consume_each("payments", [changed("o2")]) as (unit, _):
+        unit.kept.append(changed("o2"))
+    with units.transaction() as unit:
+        unit.kept.append(changed("o3"))
+    with engine.connect() as conn:
+        written = [json.loads(payload)["order_id"] for (payload,) in conn.execute(select(OutboxMessage.payload))]
+    assert sorted(written) == ["o2", "o3"]
     engine.dispose()

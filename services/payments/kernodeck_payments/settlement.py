@@ -20,7 +20,7 @@ from kernodeck_payments.domain.intents import Purpose, TransferState, address_ke
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.domain.reconcile import Credit, reconcile
 from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.ledger.store import credit_customer, record_order_payment, refund_refused_payment
+from kernodeck_payments.ledger.store import credit_customer, record_order_payments, refund_refused_payment
 from kernodeck_payments.store.intents import (
     as_intent,
     as_transfer,
@@ -91,6 +91,7 @@ class SqlSettlement(SqlUnit):
         self.settings = settings
         self._owners: dict[tuple[str, str], PaymentIntent | None] = {}  # by (network, address key), read ahead
         self._transfers: dict[tuple[str, str, int], ChainTransferRow | None] = {}  # None: known not to exist
+        self._bookings: list[tuple[int, str, str, datetime]] = []  # order payments, booked together at the end
 
     def read_ahead(self, transfers: list[ChainTransfer]) -> None:
         networks = sorted({t.network for t in transfers})
@@ -147,8 +148,11 @@ class SqlSettlement(SqlUnit):
             return credit_customer(self.session, account_id, credit.cents, reason, credit.key, ref, now)
 
     def book_order_payment(self, cents: int, order_id: str, key: str, now: datetime) -> None:
+        self._bookings.append((cents, order_id, key, now))
+
+    def done(self) -> None:
         with self.session.no_autoflush:
-            record_order_payment(self.session, cents, order_id, key, now)
+            record_order_payments(self.session, self._bookings)
 
     def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None) -> bool:
         return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key)

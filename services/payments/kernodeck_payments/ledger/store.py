@@ -111,6 +111,12 @@ def record_order_payment(
     return _append(session, domain.crypto_order_payment(amount_cents, order_id, idempotency_key, at))
 
 
+def record_order_payments(session: Session, payments: list[tuple[int, str, str, datetime]]) -> None:
+    """record_order_payment for each of `payments` (amount_cents, order_id, idempotency_key, at), in one
+    statement, in their order."""
+    _append_many(session, [domain.crypto_order_payment(*payment) for payment in payments])
+
+
 def paid_for_order(session: Session, order_id: str, payment_ids: list[str]) -> int:
     """What the order's payments put into sales, less what was given back already (refused payments among
     `payment_ids`, and earlier refunds of the order itself)."""
@@ -180,14 +186,25 @@ def _invariant_violations(session: Session) -> list[str]:
 
 def _append(session: Session, entry: Entry) -> bool:
     """Insert the entry unless its idempotency key exists; True when it was inserted."""
-    statement = insert_for(session, LedgerEntryRow).values(
-        idempotency_key=entry.idempotency_key,
-        debit_account=entry.debit_account,
-        credit_account=entry.credit_account,
-        amount_cents=entry.amount_cents,
-        reason=entry.reason.value,
-        ref=entry.ref,
-        customer_id=entry.customer_id,
-        created_at=entry.at,
-    )
-    return session.execute(statement.on_conflict_do_nothing(index_elements=["idempotency_key"])).rowcount == 1
+    return _append_many(session, [entry]) == 1
+
+
+def _append_many(session: Session, entries: list[Entry]) -> int:
+    """Insert each entry unless its idempotency key exists, in their order; how many were inserted."""
+    if not entries:
+        return 0
+    rows = [
+        {
+            "idempotency_key": entry.idempotency_key,
+            "debit_account": entry.debit_account,
+            "credit_account": entry.credit_account,
+            "amount_cents": entry.amount_cents,
+            "reason": entry.reason.value,
+            "ref": entry.ref,
+            "customer_id": entry.customer_id,
+            "created_at": entry.at,
+        }
+        for entry in entries
+    ]
+    statement = insert_for(session, LedgerEntryRow).values(rows)
+    return session.execute(statement.on_conflict_do_nothing(index_elements=["idempotency_key"])).rowcount

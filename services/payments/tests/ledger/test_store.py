@@ -114,6 +114,14 @@ def test_an_order_paid_by_crypto_is_booked_once_and_moves_no_balance(in_tx):
     assert in_tx(entry_count) == 2
 
 
+def test_a_blocks_order_payments_are_booked_in_one_statement_in_their_order_each_key_once(in_tx):
+    assert in_tx(store.record_order_payment, 2_500, "o2", "order:o2", NOW)
+    in_tx(store.record_order_payments, [(1_000, f"o{n}", f"order:o{n}", NOW) for n in (3, 1, 2)])
+    refs = in_tx(lambda session: list(session.exec(select(LedgerEntryRow.ref).order_by(LedgerEntryRow.id))))
+    assert refs == ["o2", "o3", "o1"]  # o2 was booked before: once, at its first amount
+    assert in_tx(store.paid_for_order, "o2", []) == 2_500
+
+
 def test_entries_come_newest_first_up_to_the_limit(in_tx):
     for n in range(1, 6):
         in_tx(store.credit_customer, "c1", n, Reason.REVIEW_CREDIT, f"review:{n}", f"r{n}", NOW)
