@@ -77,17 +77,27 @@ class PaymentInFlightRow(SQLModel, table=True):
     expires_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
 
 
-def track_payment(session: Session, payment: PaymentInFlight) -> None:
-    """Keep the payment's newest status (and its deadline once known), whatever order the events came in."""
-    row = session.get(PaymentInFlightRow, payment.payment_id, with_for_update=True)
-    if row is None:
-        row = PaymentInFlightRow(
-            payment_id=payment.payment_id, order_id=payment.order_id, status=payment.status, status_at=payment.at
-        )
-    elif payment.at >= row.status_at:
-        row.status, row.status_at = payment.status, payment.at
-    row.expires_at = payment.expires_at or row.expires_at
-    session.add(row)
+def track_payments(session: Session, payments: list[PaymentInFlight]) -> None:
+    """Keep each payment's newest status (and its deadline once known), whatever order the events came in: their
+    rows read in one query, locked in the order of their ids on PostgreSQL."""
+    query = (
+        select(PaymentInFlightRow)
+        .where(PaymentInFlightRow.payment_id.in_({payment.payment_id for payment in payments}))
+        .order_by(PaymentInFlightRow.payment_id)
+    )
+    if is_postgres(session.get_bind()):
+        query = query.with_for_update()
+    rows = {row.payment_id: row for row in session.exec(query)}
+    for payment in payments:
+        row = rows.get(payment.payment_id)
+        if row is None:
+            row = rows[payment.payment_id] = PaymentInFlightRow(
+                payment_id=payment.payment_id, order_id=payment.order_id, status=payment.status, status_at=payment.at
+            )
+        elif payment.at >= row.status_at:
+            row.status, row.status_at = payment.status, payment.at
+        row.expires_at = payment.expires_at or row.expires_at
+        session.add(row)
 
 
 def _in_flight(now: datetime):
@@ -260,8 +270,8 @@ class SqlOrders(SqlUnit):
     def unpaid_order_ids(self, created_before: datetime, now: datetime, limit: int) -> list[str]:
         return unpaid_order_ids(self.session, created_before, now, limit)
 
-    def track_payment(self, payment: PaymentInFlight) -> None:
-        track_payment(self.session, payment)
+    def track_payments(self, payments: list[PaymentInFlight]) -> None:
+        track_payments(self.session, payments)
 
     def payment_in_flight(self, order_id: str, now: datetime) -> bool:
         return payment_in_flight(self.session, order_id, now)

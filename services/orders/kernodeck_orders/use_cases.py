@@ -62,8 +62,8 @@ class OrdersUnit(Protocol):
         """Orders awaiting payment created before `created_before`, none a payment can still arrive for at `now`,
         oldest first."""
 
-    def track_payment(self, payment: PaymentInFlight) -> None:
-        """Keep the payment's newest status, and its deadline once known."""
+    def track_payments(self, payments: list[PaymentInFlight]) -> None:
+        """Keep each payment's newest status, and its deadline once known, whatever their order."""
 
     def payment_in_flight(self, order_id: str, now: datetime) -> bool:
         """Whether a payment can still arrive for the order (PaymentInFlight.can_still_arrive)."""
@@ -183,14 +183,13 @@ def follow_payments(
     if not of_orders:
         return
     with units.consume_each(f"payments.{of_orders[0].type}", of_orders) as (unit, fresh):
-        for event in fresh:
-            if isinstance(event, PaymentInstructionsCreated):
-                payment = PaymentInFlight(
-                    event.payment_id, event.order_id, AWAITING_TRANSFER, event.occurred_at, event.expires_at
-                )
-            else:
-                payment = PaymentInFlight(event.payment_id, event.order_id, event.status, event.occurred_at)
-            unit.track_payment(payment)
+        unit.track_payments([_in_flight(event) for event in fresh])
+
+
+def _in_flight(event: PaymentInstructionsCreated | PaymentStatusChanged) -> PaymentInFlight:
+    if isinstance(event, PaymentInstructionsCreated):
+        return PaymentInFlight(event.payment_id, event.order_id, AWAITING_TRANSFER, event.occurred_at, event.expires_at)
+    return PaymentInFlight(event.payment_id, event.order_id, event.status, event.occurred_at)
 
 
 def note_payment_reported(units: Units[OrdersUnit], event: PaymentReported, now: datetime) -> None:

@@ -52,13 +52,14 @@ class MemoryOrders(MemoryUnit[OrderTables]):
         ]
         return [o.id for o in sorted(unpaid, key=lambda o: o.created_at)][:limit]
 
-    def track_payment(self, payment: PaymentInFlight) -> None:
-        known = self.tables.payments.get(payment.payment_id)
-        if known is not None and payment.at < known.at:
-            payment = replace(known, expires_at=payment.expires_at or known.expires_at)
-        elif known is not None:
-            payment = replace(payment, expires_at=payment.expires_at or known.expires_at)
-        self.tables.payments[payment.payment_id] = payment
+    def track_payments(self, payments: list[PaymentInFlight]) -> None:
+        for payment in payments:
+            known = self.tables.payments.get(payment.payment_id)
+            if known is not None and payment.at < known.at:
+                payment = replace(known, expires_at=payment.expires_at or known.expires_at)
+            elif known is not None:
+                payment = replace(payment, expires_at=payment.expires_at or known.expires_at)
+            self.tables.payments[payment.payment_id] = payment
 
     def payment_in_flight(self, order_id: str, now: datetime) -> bool:
         return any(p.order_id == order_id and p.can_still_arrive(now) for p in self.tables.payments.values())

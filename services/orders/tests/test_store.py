@@ -1,12 +1,12 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.testing import truncate_all
 from kernodeck_orders import store
-from kernodeck_orders.domain import OrderStatus, StaleOrder, new_order, transition
+from kernodeck_orders.domain import OrderStatus, PaymentInFlight, StaleOrder, new_order, transition
 from services.orders.tests.conftest import SUMMARY
 
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
@@ -47,6 +47,30 @@ def test_two_workers_cannot_both_move_the_same_order(engine):
         order = store.get_order(session, "o1")
     assert (order.status, order.version) == (OrderStatus.PAID, 1)
     assert [e.kind for e in order.timeline] == ["created", "paid"]
+
+
+def test_payments_tracked_together_keep_each_ones_newest_status_whatever_their_order(engine):
+    later = T0 + timedelta(minutes=5)
+    with Session(engine) as session:
+        store.track_payments(session, [PaymentInFlight("p1", "o1", "awaiting_transfer", T0, later)])
+        session.commit()
+    with Session(engine) as session:
+        store.track_payments(
+            session,
+            [
+                PaymentInFlight("p1", "o1", "settled", T0 + timedelta(minutes=2)),
+                PaymentInFlight("p1", "o1", "confirming", T0 + timedelta(minutes=1)),  # older: the status stays
+                PaymentInFlight("p2", "o2", "confirming", T0),
+                PaymentInFlight("p2", "o2", "settled", T0 + timedelta(minutes=1)),
+            ],
+        )
+        session.commit()
+    with Session(engine) as session:
+        rows = {row.payment_id: row for row in session.exec(select(store.PaymentInFlightRow))}
+    assert {key: (row.status, row.expires_at) for key, row in rows.items()} == {
+        "p1": ("settled", later),
+        "p2": ("settled", None),
+    }
 
 
 def test_unpaid_candidates_are_old_awaiting_payment_orders_oldest_first(engine):
