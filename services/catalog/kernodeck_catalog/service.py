@@ -1,9 +1,8 @@
 """The catalog's nameko entrypoints: thin, over the domain and the store."""
 
-import time
 from dataclasses import asdict
 
-from nameko.rpc import rpc
+from nameko.timer import timer
 
 from kernodeck_catalog.domain import DURATIONS_DAYS, MAX_LOTS, MIN_LOTS, Catalog
 from kernodeck_catalog.store import SqlCatalog
@@ -12,11 +11,12 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import CapacityChanged
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.rpc import rpc
 from kernodeck_kit.units import SqlUnits
 
-# Replicas each keep a copy; capacity events reach one replica, so the copy
-# expires quickly rather than waiting for an invalidation that never comes.
-CACHE_SECONDS = 1.0
+# Every request reads the replica's copy of the catalog, loaded again off the requests' path: at once by the
+# replica that applied a capacity event, and every REFRESH_SECONDS by each replica, as an event reaches one.
+REFRESH_SECONDS = 1.0
 
 
 class CatalogService:
@@ -25,19 +25,20 @@ class CatalogService:
     db = Database()
     instrumented = Instrumented()
 
-    _cache: tuple[float, Catalog] | None = None
+    _cache: Catalog | None = None
 
     @property
     def units(self) -> SqlUnits:
         return SqlUnits(self.db, SqlCatalog)
 
     def _catalog(self) -> Catalog:
-        cached = CatalogService._cache
-        if cached is not None and time.monotonic() - cached[0] < CACHE_SECONDS:
-            return cached[1]
-        catalog = current_catalog(self.units)
-        CatalogService._cache = (time.monotonic(), catalog)
-        return catalog
+        if CatalogService._cache is None:
+            self.refresh_catalog()
+        return CatalogService._cache
+
+    @timer(interval=REFRESH_SECONDS, eager=True)
+    def refresh_catalog(self) -> None:
+        CatalogService._cache = current_catalog(self.units)
 
     @rpc
     def health(self) -> dict:
@@ -63,4 +64,4 @@ class CatalogService:
     @consumer(CapacityChanged.source, CapacityChanged.type)
     def on_capacity_changed(self, payload: dict) -> None:
         apply_capacity(self.units, CapacityChanged.from_message(payload))
-        CatalogService._cache = None
+        self.refresh_catalog()

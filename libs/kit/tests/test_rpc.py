@@ -1,0 +1,70 @@
+"""The kit's `rpc` entrypoint against the real broker, called by nameko's own client: each caller gets its own
+reply, large ones included, errors travel as nameko's, and replies keep coming after the broker closed the
+connection they are published on."""
+
+import eventlet
+import pytest
+from nameko.exceptions import IncorrectSignature, RemoteError
+from nameko.standalone.rpc import ClusterRpcProxy
+
+from kernodeck_kit.rpc import rpc
+
+# Over the broker's frame size (128 KiB): a reply of several body frames.
+LARGE = "x" * 300_000
+
+
+class Echoer:
+    name = "echoer"
+
+    @rpc
+    def echo(self, value, large=False):
+        eventlet.sleep(0)  # let the other calls' workers run in between
+        return f"{LARGE}{value}" if large else value
+
+    @rpc
+    def unencodable(self):
+        return object()
+
+
+@pytest.fixture
+def echoer(container_factory, rabbit_config):
+    container_factory(Echoer, rabbit_config).start()
+    with ClusterRpcProxy(rabbit_config, timeout=30) as cluster:
+        yield cluster.echoer
+
+
+def test_concurrent_calls_each_get_their_own_reply(echoer):
+    small = [(n, echoer.echo.call_async(n)) for n in range(100)]
+    large = [(n, echoer.echo.call_async(n, large=True)) for n in range(20)]
+    assert [reply.result() for _, reply in small] == [n for n, _ in small]
+    assert [reply.result() for _, reply in large] == [f"{LARGE}{n}" for n, _ in large]
+
+
+def test_errors_travel_as_nameko_reports_them(echoer):
+    with pytest.raises(IncorrectSignature):
+        echoer.echo(1, 2, 3)
+    with pytest.raises(RemoteError) as unencodable:
+        echoer.unencodable()
+    assert unencodable.value.exc_type == "UnserializableValueError"
+    assert echoer.echo("still answering") == "still answering"
+
+
+def reply_connections(rabbit_manager, vhost: str) -> list[str]:
+    return [
+        connection["name"]
+        for connection in rabbit_manager._get("vhosts", vhost, "connections")
+        if connection.get("client_properties", {}).get("connection_name") == "echoer rpc replies"
+    ]
+
+
+def test_replies_arrive_after_the_broker_closed_their_connection(echoer, rabbit_manager, rabbit_config):
+    assert echoer.echo("before") == "before"
+    with eventlet.Timeout(60):
+        while not (names := reply_connections(rabbit_manager, rabbit_config["vhost"])):
+            eventlet.sleep(0.2)  # the management API lists connections as of its last statistics
+    assert len(names) == 1
+    rabbit_manager.delete_connection(names[0])
+    with eventlet.Timeout(60):
+        while reply_connections(rabbit_manager, rabbit_config["vhost"]):
+            eventlet.sleep(0.2)
+    assert [echoer.echo(n) for n in range(3)] == [0, 1, 2]
