@@ -60,9 +60,15 @@ def tron_address_of(account_id: bytes) -> str:
 
 def tron_hex_address(address: str) -> str:
     """The 41... hex form of a T... address, as Tron's node APIs show it."""
-    if not is_valid_tron_address(address):
+    return (bytes([TRON_PREFIX]) + tron_account_id(address)).hex()
+
+
+def tron_account_id(address: str) -> bytes:
+    """The 20-byte account id of a T... address (what a TRC-20 log names); ValueError for text that is none."""
+    payload = b58check_decode(address) if isinstance(address, str) and len(address) == 34 else b""
+    if len(payload) != 21 or payload[0] != TRON_PREFIX:
         raise ValueError("not a valid Tron address")
-    return b58check_decode(address).hex()
+    return payload[1:]
 
 
 def _is_valid_utxo_address(address: str, params: ChainParams) -> bool:
@@ -115,13 +121,11 @@ def is_valid_ethereum_address(address: str) -> bool:
 
 
 def is_valid_tron_address(address: str) -> bool:
-    if not isinstance(address, str) or len(address) != 34:
-        return False
     try:
-        payload = b58check_decode(address)
+        tron_account_id(address)
     except ValueError:
         return False
-    return len(payload) == 21 and payload[0] == TRON_PREFIX
+    return True
 
 
 _ED25519_P = 2**255 - 19

@@ -5,7 +5,7 @@ from collections.abc import Callable, Collection, Container
 from typing import TypeVar
 
 from kernodeck_watchers import metrics
-from kernodeck_watchers.chains.base import BlockRef, ChainClient, NodeError, SeenTransfer, TokenBalances
+from kernodeck_watchers.chains.base import BlockRef, ChainClient, NodeError, SeenTransfer, TokenBalances, match_key
 
 T = TypeVar("T")
 
@@ -14,6 +14,7 @@ class InstrumentedClient:
     def __init__(self, client: ChainClient):
         self.client = client
         self.network = client.network
+        self.match_key = match_key(client)
 
     @property
     def unseen(self) -> frozenset[str]:

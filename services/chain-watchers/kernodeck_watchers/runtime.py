@@ -11,7 +11,7 @@ from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
 from kernodeck_watchers import metrics
 from kernodeck_watchers.balance_check import BalanceCheck
-from kernodeck_watchers.chains.base import ChainClient, NodeError
+from kernodeck_watchers.chains.base import ChainClient, NodeError, match_key
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.domain.progress import Progress, backoff_delay
 from kernodeck_watchers.leader import AdvisoryLock, SoleProcess
@@ -40,7 +40,7 @@ class WatcherRuntime:
         self.network = settings.network
         self.client = client
         self.lock = lock
-        self.watchlist = Watchlist(self.network, client.normalize, settings.confirmations)
+        self.watchlist = Watchlist(self.network, client.normalize, settings.confirmations, match_key(client))
         self.progress = Progress(since=utcnow())
         self.failures = 0
         # Where the last complete pass started: a watch written during it (by another replica) may have

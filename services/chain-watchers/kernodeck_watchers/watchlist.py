@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from kernodeck_kit.outbox import Store
-from kernodeck_watchers.domain.watched import WatchedAddresses
+from kernodeck_watchers.domain.watched import MatchKey, WatchedAddresses
 from kernodeck_watchers.store.queries import insert_missing, live_watches, watched_added_since, watches_ended
 from kernodeck_watchers.store.tables import WatchedAddressRow
 
@@ -22,10 +22,12 @@ OVERLAP = timedelta(minutes=5)
 
 
 class Watchlist:
-    def __init__(self, network: str, normalize: Callable[[str], str], default_required: int):
+    def __init__(
+        self, network: str, normalize: Callable[[str], str], default_required: int, key: MatchKey | None = None
+    ):
         self.network = network
         self.normalize = normalize
-        self.watched = WatchedAddresses(default_required)
+        self.watched = WatchedAddresses(default_required, key)
         self.unchecked: dict[str, int] = {}  # address -> required confirmations
         self.loaded = False
         self._synced_at: datetime | None = None
@@ -70,7 +72,7 @@ class Watchlist:
         with store.read() as session:  # before payments' answer is stored, which would look recent
             recent = dict(watched_added_since(session, self.network, now - OVERLAP, now))
         self.add(store, from_payments)
-        self.watched = WatchedAddresses(self.watched.default_required)
+        self.watched = self.watched.emptied()
         with store.read() as session:
             for address, required in live_watches(session, self.network, now):
                 self.watched.add(address, required)
@@ -93,7 +95,7 @@ class Watchlist:
             self.unchecked.pop(address, None)
 
     def unload(self) -> None:
-        self.watched = WatchedAddresses(self.watched.default_required)
+        self.watched = self.watched.emptied()
         self.unchecked = {}
         self.loaded, self._synced_at = False, None
 

@@ -12,6 +12,7 @@ from collections.abc import Collection
 from typing import Protocol, runtime_checkable
 
 from kernodeck_watchers.domain.blocks import BlockRef, SeenTransfer
+from kernodeck_watchers.domain.watched import MatchKey
 
 
 class Watched(Protocol):
@@ -74,6 +75,12 @@ class ChainClient(Protocol):
     ) -> list[tuple[SeenTransfer, BlockRef | None]]:
         """A targeted look at a few addresses ("J'ai payé", new watches): their transfers in the blocks from
         `since_height` to the tip, each with the block it was found in, and in the mempool (block None)."""
+
+
+def match_key(client: ChainClient) -> MatchKey | None:
+    """The client's `match_key`, where its network's blocks name addresses in another form than the watched
+    spelling (Tron: `TronClient.match_key`): the watched set keeps each address's key in that form."""
+    return getattr(client, "match_key", None)
 
 
 @runtime_checkable

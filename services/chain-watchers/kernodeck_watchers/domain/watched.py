@@ -3,13 +3,43 @@
 Matching is one set lookup per output (a set probes one table where a dict
 probes two). Most watches need the network's default confirmations, so only
 the others are kept apart, in a small dict.
+
+Where a network's blocks name an address in another form than its watched
+spelling (Tron's TRC-20 logs: the 20-byte account id, where the watch is the
+base58check T... text), the set also keeps each address's key in that form,
+so that a block is matched on the form it holds, without encoding it.
 """
+
+from collections.abc import Callable, Hashable
+
+MatchKey = Callable[[str], Hashable | None]  # an address's key in its network's other form; None: it has none
+
+
+class KeyedAddresses(set[str]):
+    """A set of addresses that also maps each one's key to it (`keys`); `in` is the plain set's."""
+
+    def __init__(self, key: MatchKey):
+        super().__init__()
+        self.key = key
+        self.keys: dict[Hashable, str] = {}
+
+    def add(self, address: str) -> None:
+        if address not in self and (key := self.key(address)) is not None:
+            self.keys[key] = address
+        super().add(address)
+
+    def discard(self, address: str) -> None:
+        if address in self and (key := self.key(address)) is not None:
+            self.keys.pop(key, None)
+        super().discard(address)
 
 
 class WatchedAddresses:
-    def __init__(self, default_required: int):
+    def __init__(self, default_required: int, key: MatchKey | None = None):
         self.default_required = default_required
-        self.addresses: set[str] = set()  # what the chain client matches against
+        self.key = key
+        # what the chain client matches against
+        self.addresses: set[str] = set() if key is None else KeyedAddresses(key)
         self._required: dict[str, int] = {}  # only where it is not the default
 
     def __len__(self) -> int:
@@ -29,3 +59,7 @@ class WatchedAddresses:
     def required(self, address: str) -> int:
         """The confirmations a transfer to `address` needs (the default for one not watched)."""
         return self._required.get(address, self.default_required)
+
+    def emptied(self) -> "WatchedAddresses":
+        """A new, empty set with the same default and key."""
+        return WatchedAddresses(self.default_required, self.key)

@@ -1,5 +1,7 @@
 """TronClient's reading of node answers, on the shapes java-tron prints (visible=true)."""
 
+import random
+
 import pytest
 
 from kernodeck_chains.addresses import tron_address_of
@@ -9,9 +11,11 @@ from kernodeck_watchers.chains.tron import (
     TronClient,
     block_ref,
     block_transfers,
+    keyed,
     trc20_transfers,
     trx_transfer,
 )
+from kernodeck_watchers.domain.watched import WatchedAddresses
 
 W = tron_address_of(bytes.fromhex("ab" * 20))
 TOKEN = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"  # mainnet USDT
@@ -95,3 +99,56 @@ def test_infos_from_another_block_at_that_height_are_a_node_error(monkeypatch):
     monkeypatch.setattr(client, "_post", lambda endpoint, body: answers[endpoint])
     with pytest.raises(NodeError):
         client.transfers_in_block(BlockRef(5, "dd" * 32, "ee" * 32, 0), {W})
+
+
+def encoding_every_recipient(info: dict, watched: set[str]) -> list[SeenTransfer]:
+    """The matching before account ids: every log's recipient encoded as T..., then looked up."""
+    found = []
+    for position, log in enumerate(info.get("log", [])):
+        topics = log.get("topics", [])
+        if len(topics) != 3 or topics[0] != TRANSFER_TOPIC or len(log.get("data", "")) != 64:
+            continue
+        if not topics[2].startswith("0" * 24):
+            continue
+        to = tron_address_of(bytes.fromhex(topics[2][-40:]))
+        if to in watched and (amount := int(log["data"], 16)):
+            found.append(SeenTransfer(info["id"], position, to, log["address"], amount))
+    return found
+
+
+def test_logs_matched_by_account_id_find_what_encoding_every_recipient_finds():
+    rng = random.Random(16)
+    ids = [rng.randbytes(20) for _ in range(400)]
+    watched_ids = ids[::3]
+    watched = WatchedAddresses(default_required=19, key=TronClient.match_key)
+    for account in watched_ids:
+        watched.add(tron_address_of(account), 19)
+    watched.add("T" + "x" * 33, 19)  # text that is no Tron address: watched, never paid by a log
+    watched.add("not base58 at all", 19)
+    ended = tron_address_of(watched_ids[0])
+    watched.discard(ended)
+    infos = []
+    for n in range(40):
+        logs = []
+        for account in rng.sample(ids, 12):
+            spelled = account.hex().upper() if rng.random() < 0.3 else account.hex()  # hex digits in either case
+            amount = rng.choice((0, 1, 10**6))
+            logs.append(transfer_log(topics=[TRANSFER_TOPIC, "0" * 24 + "01" * 20, "0" * 24 + spelled]))
+            logs[-1]["data"] = amount.to_bytes(32, "big").hex()
+        logs.append(transfer_log(topics=[TRANSFER_TOPIC, "0" * 24 + "01" * 20, "ff" * 12 + watched_ids[1].hex()]))
+        infos.append({"id": f"{n:064x}", "log": logs})
+    plain = set(watched.addresses)
+    found = [t for info in infos for t in trc20_transfers(info, watched.addresses)]
+    assert found == [t for info in infos for t in encoding_every_recipient(info, plain)]
+    assert found == [t for info in infos for t in trc20_transfers(info, plain)]  # a plain set: keyed on the way
+    assert {t.address for t in found} <= plain - {ended} and len(found) > 20
+    assert not any(t.address == ended for t in found)
+
+
+def test_the_watched_set_keeps_account_ids_in_step_with_its_addresses():
+    watched = keyed({W, "nonsense"})
+    assert watched.keys == {int("ab" * 20, 16): W}
+    watched.discard(W)
+    watched.discard("never watched")
+    assert watched.keys == {} and watched == {"nonsense"}
+    assert trc20_transfers({"id": TX, "log": [transfer_log()]}, watched) == []
