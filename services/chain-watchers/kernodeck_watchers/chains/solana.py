@@ -30,6 +30,8 @@ used by the next.
 from __future__ import annotations
 
 from collections.abc import Collection
+from itertools import compress, count
+from operator import gt, methodcaller
 
 from .ahead import Ahead
 from .base import BlockNotYet, BlockRef, NodeError, SeenTransfer, Watched
@@ -40,6 +42,7 @@ BLOCK_NOT_AVAILABLE = -32004  # also: a skipped slot newer than the finalized ro
 SLOT_SKIPPED = -32007
 LONG_TERM_STORAGE_SLOT_SKIPPED = -32009
 NO_BLOCK = {BLOCK_NOT_AVAILABLE, SLOT_SKIPPED, LONG_TERM_STORAGE_SLOT_SKIPPED}
+_owner = methodcaller("get", "owner")
 
 
 class SolanaClient:
@@ -180,26 +183,38 @@ def _ref(slot: int, block: dict, payload: dict | None = None) -> BlockRef:
 
 
 def _transfers(item: dict, watched: Watched) -> list[SeenTransfer]:
-    """What watched addresses received in one transaction (a getBlock entry or a getTransaction result)."""
+    """What watched addresses received in one transaction (a getBlock entry or a getTransaction result). Most
+    transactions (votes) raise no balance and hold no token account: they are passed over in C (`map`), and
+    only a raised balance's account, and a token balance's owner, are looked up."""
     meta = item["meta"]
     if meta is None or meta["err"] is not None:
         return []
+    pre, post = meta["preBalances"], meta["postBalances"]
+    if len(pre) != len(post):
+        raise ValueError(f"{len(pre)} balances before, {len(post)} after")
+    raised = any(map(gt, post, pre))
+    tokens = meta.get("postTokenBalances") or ()
+    if not raised and (not tokens or not any(map(watched.__contains__, map(_owner, tokens)))):
+        return []
     transaction = item["transaction"]
-    txid = transaction["signatures"][0]
     if "message" in transaction:  # full details (getTransaction): the message's keys, then the loaded ones
         loaded = meta.get("loadedAddresses") or {}
         keys = transaction["message"]["accountKeys"] + loaded.get("writable", []) + loaded.get("readonly", [])
     else:  # `transactionDetails: "accounts"`: every key, loaded ones included, in the same order
         keys = [account["pubkey"] for account in transaction["accountKeys"]]
+    if len(keys) != len(pre):
+        raise ValueError(f"{len(keys)} accounts, {len(pre)} balances")
+    txid = transaction["signatures"][0]
     found = [
-        SeenTransfer(txid, index, key, None, post - pre)
-        for index, (key, pre, post) in enumerate(zip(keys, meta["preBalances"], meta["postBalances"], strict=True))
-        if key in watched and post > pre
+        SeenTransfer(txid, index, keys[index], None, post[index] - pre[index])
+        for index in compress(count(), map(gt, post, pre))
+        if keys[index] in watched
     ]
-    before = {b["accountIndex"]: int(b["uiTokenAmount"]["amount"]) for b in meta.get("preTokenBalances") or []}
-    for after in meta.get("postTokenBalances") or []:
-        owner = after.get("owner")
-        received = int(after["uiTokenAmount"]["amount"]) - before.get(after["accountIndex"], 0)
-        if owner in watched and received > 0:
-            found.append(SeenTransfer(txid, after["accountIndex"], owner, after["mint"], received))
+    for after in tokens:
+        if (owner := after.get("owner")) in watched:
+            index = after["accountIndex"]
+            before = next((b for b in meta.get("preTokenBalances") or () if b["accountIndex"] == index), None)
+            received = int(after["uiTokenAmount"]["amount"]) - (int(before["uiTokenAmount"]["amount"]) if before else 0)
+            if received > 0:
+                found.append(SeenTransfer(txid, index, owner, after["mint"], received))
     return found

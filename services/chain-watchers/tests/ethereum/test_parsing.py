@@ -49,6 +49,25 @@ def test_a_standard_transfer_log_is_matched_with_its_lowercased_contract():
     assert token_transfers([transfer_log()], {W}) == [SeenTransfer(TX, 31, W, TOKEN, 10**6)]
 
 
+def test_addresses_match_in_lower_case_whatever_case_the_node_writes_their_hex_in():
+    digits = "0x" + "12" * 20  # no letter: nothing to lower
+    upper = topic(W).upper().replace("0X", "0x")
+    logs = [
+        transfer_log(topics=[TRANSFER_TOPIC, topic(digits), upper]),
+        transfer_log(topics=[TRANSFER_TOPIC, topic(W), topic(digits)]),
+    ]
+    assert token_transfers(logs, {W, digits}) == [
+        SeenTransfer(TX, 31, W, TOKEN, 10**6),
+        SeenTransfer(TX, 31, digits, TOKEN, 10**6),
+    ]
+    assert token_transfers(logs, {W.upper().replace("0X", "0x")}) == []  # the watched spelling is lower case
+    checksummed = "0x" + "aB" * 20
+    assert native_transfers([{"hash": TX, "to": checksummed, "value": "0x1"}], {W}) == [SeenTransfer(TX, 0, W, None, 1)]
+    assert internal_transfers(TX, frame("0x01", calls=[frame(checksummed, 5)]), {W}) == [
+        SeenTransfer(TX, -1, W, None, 5)
+    ]
+
+
 def test_transfer_logs_that_are_not_erc20_transfers_are_ignored():
     sender, to = topic("0x" + "01" * 20), topic(W)
     odd = [
