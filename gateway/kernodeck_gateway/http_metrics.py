@@ -17,6 +17,8 @@ LATENCY = Histogram(
 class MetricsMiddleware:
     def __init__(self, app: ASGIApp):
         self.app = app
+        # Each (method, route, status)'s two children, found once: labels() takes a lock and builds a key.
+        self._children: dict[tuple[str, str, int], tuple] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -36,5 +38,9 @@ class MetricsMiddleware:
         finally:
             # The route template, not the raw path, keeps label cardinality bounded.
             route = getattr(scope.get("route"), "path", "unmatched")
-            REQUESTS.labels(scope["method"], route, str(status)).inc()
-            LATENCY.labels(scope["method"], route).observe(time.perf_counter() - started)
+            key = (scope["method"], route, status)
+            if key not in self._children:
+                self._children[key] = (REQUESTS.labels(key[0], route, str(status)), LATENCY.labels(key[0], route))
+            requests, latency = self._children[key]
+            requests.inc()
+            latency.observe(time.perf_counter() - started)
