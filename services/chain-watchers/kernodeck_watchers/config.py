@@ -50,7 +50,8 @@ class WatcherSettings(ServiceSettings):
     bitcoin_rpc_url: str = "http://127.0.0.1:8332"
     bitcoin_rpc_user: str = ""
     bitcoin_rpc_password: str = ""
-    bitcoin_zmq_url: str = ""  # tcp://host:port of the node's zmqpubhashblock; empty: poll only
+    # tcp://host:port of the node's zmqpubhashblock, listened to where the node refuses the RPC long poll
+    bitcoin_zmq_url: str = ""
     litecoin_rpc_url: str = "http://127.0.0.1:9332"
     litecoin_rpc_user: str = ""
     litecoin_rpc_password: str = ""
