@@ -169,9 +169,9 @@ def seen_in_blocks(
     return {(address, token): int(total) for address, token, total in session.exec(query)}
 
 
-def save_tracked(session: Session, network: str, tracked: list[Tracked], now: datetime, batch: int = 500) -> None:
-    """Write these transfers as they are now, new or known, `batch` to a statement (a block's confirmations in
-    one round trip, not a read and a write each)."""
+def save_tracked(session: Session, network: str, tracked: list[Tracked], now: datetime) -> None:
+    """Write these transfers as they are now, new or known: one statement for them all (a block's confirmations
+    in a round trip or a few, not a read and a write each)."""
     rows = [
         {
             "network": network,
@@ -190,11 +190,13 @@ def save_tracked(session: Session, network: str, tracked: list[Tracked], now: da
         }
         for t in tracked
     ]
+    if not rows:
+        return
     key = ("network", "txid", "index")
-    for start in range(0, len(rows), batch):
-        statement = insert_for(session, TrackedTransferRow.__table__).values(rows[start : start + batch])
-        changed = {column: statement.excluded[column] for column in rows[0] if column not in key}
-        session.execute(statement.on_conflict_do_update(index_elements=list(key), set_=changed))
+    statement = insert_for(session, TrackedTransferRow.__table__)
+    changed = {column: statement.excluded[column] for column in rows[0] if column not in key}
+    # Many parameter sets to a statement compiled once, not one statement of many VALUES compiled for each.
+    session.execute(statement.on_conflict_do_update(index_elements=list(key), set_=changed), rows)
 
 
 def _tracked(row: TrackedTransferRow) -> Tracked:

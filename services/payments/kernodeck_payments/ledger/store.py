@@ -206,5 +206,7 @@ def _append_many(session: Session, entries: list[Entry]) -> int:
         }
         for entry in entries
     ]
-    statement = insert_for(session, LedgerEntryRow).values(rows)
-    return session.execute(statement.on_conflict_do_nothing(index_elements=["idempotency_key"])).rowcount
+    # One statement for many parameter sets (compiled once, sent in pages), and RETURNING to count them, as the
+    # driver's rowcount does not add up the pages.
+    statement = insert_for(session, LedgerEntryRow).on_conflict_do_nothing(index_elements=["idempotency_key"])
+    return len(session.execute(statement.returning(LedgerEntryRow.id), rows).all())
