@@ -10,9 +10,9 @@ only says that the broker took the message; it does not say that the caller will
 gone, its queue with it, and the broker confirms a message it routed nowhere). Whatever loses a reply
 here (the broker or the connection failing at that moment) leaves the caller waiting until its own
 timeout, which every caller has, as it would for a reply lost after a confirm. What a confirm did catch
-is a connection the broker had already closed: that one is noticed before publishing (anything the broker
-sent on a connection that only publishes is a close or an error), and a publish that fails on a dead
-connection is sent again on a new one.
+is a connection the broker had already closed: before publishing, whatever the broker sent on the reply
+connection is read (it only ever sends a close, an error, or connection.blocked and unblocked around a
+resource alarm, which keep it), and a publish that fails on a dead connection is sent again on a new one.
 
 A service uses this `rpc` for all of its entrypoints or none: nameko's would consume the same queue.
 """
@@ -72,7 +72,7 @@ class ReplyConnection:
             self._drop()
 
     def _open(self):
-        if self._channel is not None and self._poller.poll(0):
+        if self._channel is not None and self._poller.poll(0) and not self._still_open():
             log.info("the broker closed the rpc reply connection; opening a new one")
             self._drop()
         if self._channel is None:
@@ -81,6 +81,16 @@ class ReplyConnection:
             self._poller = _poll()
             self._poller.register(self._connection.connection.sock, _BROKER_SPOKE)
         return self._channel
+
+    def _still_open(self) -> bool:
+        """Reads a frame the broker sent: False when it closed the connection or the socket."""
+        try:
+            self._connection.connection.drain_events(timeout=0)
+        except TimeoutError:
+            pass  # the frame is not all there yet
+        except self._connection.connection_errors + self._connection.channel_errors:
+            return False
+        return True
 
     def _drop(self) -> None:
         self._channel = self._poller = None
