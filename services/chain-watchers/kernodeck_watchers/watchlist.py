@@ -35,9 +35,12 @@ class Watchlist:
     def row(
         self, address: str, payment_id: str, watch_until: datetime, required: int, token: str | None, now: datetime
     ) -> WatchedAddressRow:
+        address = self.normalize(address)
+        key = self.watched.key
         return WatchedAddressRow(
             network=self.network,
-            address=self.normalize(address),
+            address=address,
+            match_key=None if key is None else key(address),
             payment_id=payment_id,
             token=token,
             watch_until=watch_until,
@@ -64,18 +67,21 @@ class Watchlist:
             insert_missing(tx.session, rows)
         if self.loaded:
             for row in rows:
-                self._take(row.address, row.required_confirmations)
+                self._take(row.address, row.required_confirmations, row.match_key)
 
     def load(self, store: Store, from_payments: list[WatchedAddressRow], now: datetime) -> None:
         """Everything watched, payments' answer included (addresses whose event this watcher never got).
         The watches added lately are unchecked: a replica that stopped may not have looked them up."""
         with store.read() as session:  # before payments' answer is stored, which would look recent
-            recent = dict(watched_added_since(session, self.network, now - OVERLAP, now))
+            recent = {
+                address: required
+                for address, required, _ in watched_added_since(session, self.network, now - OVERLAP, now)
+            }
         self.add(store, from_payments)
         self.watched = self.watched.emptied()
         with store.read() as session:
-            for address, required in live_watches(session, self.network, now):
-                self.watched.add(address, required)
+            for address, required, key in live_watches(session, self.network, now):
+                self.watched.add(address, required, key)
         self.unchecked = recent
         self.loaded, self._synced_at = True, now
 
@@ -86,8 +92,8 @@ class Watchlist:
         for address in ended:
             self.watched.discard(address)
             self.unchecked.pop(address, None)
-        for address, required in added:
-            self._take(address, required)
+        for address, required, key in added:
+            self._take(address, required, key)
         self._synced_at = now
 
     def checked(self, addresses: dict[str, int]) -> None:
@@ -99,7 +105,7 @@ class Watchlist:
         self.unchecked = {}
         self.loaded, self._synced_at = False, None
 
-    def _take(self, address: str, required: int) -> None:
+    def _take(self, address: str, required: int, key: str | None) -> None:
         if address not in self.watched.addresses:
             self.unchecked[address] = required
-        self.watched.add(address, required)
+        self.watched.add(address, required, key)

@@ -45,7 +45,7 @@ class TronClient:
         return address
 
     @staticmethod
-    def match_key(address: str) -> int | None:
+    def match_key(address: str) -> str | None:
         return account_key(address)
 
     def tip(self) -> BlockRef:
@@ -139,11 +139,12 @@ def block_ref(block: dict, payload: dict | None = None) -> BlockRef:
     )
 
 
-def account_key(address: str) -> int | None:
-    """The account id a TRC-20 log names for a watched T... address, as an int (a log's topic read as hex is
-    the same int, whatever the case of its digits); None for text that is no Tron address."""
+def account_key(address: str) -> str | None:
+    """The account id a TRC-20 log names for a watched T... address, as hex (stored with the watch; the watched
+    set reads it as a number, as it reads a log's topic, whatever the case of its digits); None for text that is
+    no Tron address."""
     try:
-        return int.from_bytes(tron_account_id(address), "big")
+        return tron_account_id(address).hex()
     except ValueError:
         return None
 

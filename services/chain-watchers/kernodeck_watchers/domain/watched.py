@@ -7,30 +7,34 @@ the others are kept apart, in a small dict.
 Where a network's blocks name an address in another form than its watched
 spelling (Tron's TRC-20 logs: the 20-byte account id, where the watch is the
 base58check T... text), the set also keeps each address's key in that form,
-so that a block is matched on the form it holds, without encoding it.
+so that a block is matched on the form it holds, without encoding it. The key
+is hex text (as a watch row stores it, computed once when the watch is
+written: decoding a million addresses would hold up a take-over); the set
+keeps the number it names, which a block's hex in either case reads as.
 """
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 
-MatchKey = Callable[[str], Hashable | None]  # an address's key in its network's other form; None: it has none
+MatchKey = Callable[[str], str | None]  # an address's key in its network's other form, as hex; None: it has none
 
 
 class KeyedAddresses(set[str]):
-    """A set of addresses that also maps each one's key to it (`keys`); `in` is the plain set's."""
+    """A set of addresses that also maps each one's key (as a number) to it (`keys`); `in` is the plain set's."""
 
     def __init__(self, key: MatchKey):
         super().__init__()
         self.key = key
-        self.keys: dict[Hashable, str] = {}
+        self.keys: dict[int, str] = {}
 
-    def add(self, address: str) -> None:
-        if address not in self and (key := self.key(address)) is not None:
-            self.keys[key] = address
+    def add(self, address: str, key: str | None = None) -> None:
+        """`key`: the address's key as stored with its watch; computed here where there is none."""
+        if address not in self and (key := key or self.key(address)) is not None:
+            self.keys[int(key, 16)] = address
         super().add(address)
 
     def discard(self, address: str) -> None:
         if address in self and (key := self.key(address)) is not None:
-            self.keys.pop(key, None)
+            self.keys.pop(int(key, 16), None)
         super().discard(address)
 
 
@@ -45,8 +49,12 @@ class WatchedAddresses:
     def __len__(self) -> int:
         return len(self.addresses)
 
-    def add(self, address: str, required: int) -> None:
-        self.addresses.add(address)
+    def add(self, address: str, required: int, key: str | None = None) -> None:
+        """`key`: the address's match key as stored with its watch, if it has one."""
+        if self.key is None:
+            self.addresses.add(address)
+        else:
+            self.addresses.add(address, key)
         if required == self.default_required:
             self._required.pop(address, None)
         else:

@@ -36,20 +36,22 @@ def insert_missing(session: Session, rows: list[SQLModel], batch: int = 1000) ->
 # --- watched addresses ----------------------------------------------------
 
 
-def watched_added_since(session: Session, network: str, since: datetime, now: datetime) -> list[tuple[str, int]]:
-    """(address, required confirmations) of the live watches added since `since`."""
-    query = select(WatchedAddressRow.address, WatchedAddressRow.required_confirmations).where(
+Watch = tuple[str, int, str | None]  # (address, required confirmations, match key)
+_WATCH = (WatchedAddressRow.address, WatchedAddressRow.required_confirmations, WatchedAddressRow.match_key)
+
+
+def watched_added_since(session: Session, network: str, since: datetime, now: datetime) -> list[Watch]:
+    """The live watches added since `since`."""
+    query = select(*_WATCH).where(
         WatchedAddressRow.network == network, WatchedAddressRow.watch_until > now, WatchedAddressRow.added_at >= since
     )
-    return [(address, required) for address, required in session.exec(query)]
+    return [tuple(watch) for watch in session.exec(query)]
 
 
-def live_watches(session: Session, network: str, now: datetime, chunk: int = 10_000) -> Iterator[tuple[str, int]]:
-    """(address, required confirmations) of every live watch, read `chunk` rows at a time: a million watches
-    never sit in memory as rows beside the set they fill."""
-    query = select(WatchedAddressRow.address, WatchedAddressRow.required_confirmations).where(
-        WatchedAddressRow.network == network, WatchedAddressRow.watch_until > now
-    )
+def live_watches(session: Session, network: str, now: datetime, chunk: int = 10_000) -> Iterator[Watch]:
+    """Every live watch, read `chunk` rows at a time: a million watches never sit in memory as rows beside the
+    set they fill."""
+    query = select(*_WATCH).where(WatchedAddressRow.network == network, WatchedAddressRow.watch_until > now)
     yield from session.connection().execute(query.execution_options(stream_results=True, max_row_buffer=chunk))
 
 

@@ -17,6 +17,9 @@ class WatchedAddressRow(SQLModel, table=True):
 
     network: str = Field(primary_key=True, max_length=16)
     address: str = Field(primary_key=True, max_length=128)  # normalized by the network's client
+    # The address as the network's blocks also name it, as hex (Tron: its account id), computed once as the watch
+    # is written so that loading the watched set decodes nothing; None where the network has no other form.
+    match_key: str | None = Field(default=None, max_length=64)
     payment_id: str = Field(max_length=64)
     token: str | None = Field(default=None, max_length=128)
     watch_until: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))

@@ -1,4 +1,5 @@
-"""A Tron watcher's watched set keeps each address's account id, through loading, syncing and taking over."""
+"""A Tron watcher's watched set keeps each address's account id, through loading, syncing and taking over: the id
+is decoded once, as the watch is written, and read back with it."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -23,7 +24,13 @@ def test_the_watchlist_of_a_tron_client_matches_logs_by_account_id_after_load_an
     assert match_key(client) is TronClient.match_key and match_key(object()) is None
     now = datetime.now(UTC)
     first, second, third = (bytes([n]) * 20 for n in (1, 2, 3))
-    watchlist = Watchlist("tron", client.normalize, 19, match_key(client))
+    decoded = []
+
+    def key(address: str) -> str | None:
+        decoded.append(address)
+        return TronClient.match_key(address)
+
+    watchlist = Watchlist("tron", client.normalize, 19, key)
     rows = [
         watchlist.row(tron_address_of(a), f"p{a[0]}", now + timedelta(days=1), 19, None, now) for a in (first, second)
     ]
@@ -38,3 +45,4 @@ def test_the_watchlist_of_a_tron_client_matches_logs_by_account_id_after_load_an
     watchlist.unload()
     watchlist.load(store, [], later)  # a replica taking over
     assert len(watchlist.watched.addresses.keys) == 3
+    assert decoded == [tron_address_of(a) for a in (first, second, third)]  # each once, as its row was written

@@ -1,0 +1,76 @@
+"""0004: a watcher database with Tron watches upgrades with each one's account id stored, and the watchlist
+loaded from it matches logs by that id."""
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from alembic import command
+from sqlalchemy import MetaData, Table, select
+
+from kernodeck_chains.addresses import tron_address_of
+from kernodeck_kit.db import make_engine
+from kernodeck_kit.migrations import alembic_config
+from kernodeck_kit.outbox import Store
+from kernodeck_watchers.chains.tron import TronClient, trc20_transfers
+from kernodeck_watchers.watchlist import Watchlist
+
+from .test_watched_ids import paying
+
+PACKAGE = "kernodeck_watchers"
+ACCOUNTS = [bytes([n]) * 20 for n in (0, 7, 255)]
+WATCHES = [("tron", tron_address_of(a)) for a in ACCOUNTS] + [
+    ("tron", "T" + "x" * 33),  # text that is no Tron address: no key
+    ("ethereum", "0x" + "ab" * 20),  # watched as its blocks name it: no key
+]
+# In a process of its own: run with the other suites, this one's SQLModel metadata holds their tables too.
+ALEMBIC_CHECK = (
+    "import sys; from alembic import command; from kernodeck_kit.migrations import alembic_config; "
+    "command.check(alembic_config(sys.argv[1], sys.argv[2]))"
+)
+
+
+@pytest.fixture(params=["postgresql", "sqlite"])
+def at_0003(request, tmp_path) -> str:
+    """The URL of a watcher database at revision 0003."""
+    if request.param == "postgresql":
+        url = request.getfixturevalue("pg_database")(PACKAGE)
+        command.downgrade(alembic_config(PACKAGE, url), "base")
+    else:
+        url = f"sqlite:///{tmp_path / 'watcher.db'}"
+    command.upgrade(alembic_config(PACKAGE, url), "0003_processed_at_index")
+    return url
+
+
+def test_a_database_at_0003_upgrades_with_each_tron_watchs_account_id_stored(at_0003):
+    engine = make_engine(at_0003)
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        watches = Table("watched_addresses", MetaData(), autoload_with=conn)
+        conn.execute(
+            watches.insert(),
+            [
+                {"network": network, "address": address, "payment_id": address, "token": None,
+                 "watch_until": now + timedelta(days=1), "required_confirmations": 19, "added_at": now}
+                for network, address in WATCHES
+            ],
+        )  # fmt: skip
+
+    command.upgrade(alembic_config(PACKAGE, at_0003), "head")
+
+    with engine.begin() as conn:
+        watches = Table("watched_addresses", MetaData(), autoload_with=conn)
+        keys = dict(conn.execute(select(watches.c.address, watches.c.match_key)).all())
+    assert keys == {
+        address: TronClient.match_key(address) if network == "tron" else None for network, address in WATCHES
+    }
+    assert [keys[tron_address_of(a)] for a in ACCOUNTS] == [a.hex() for a in ACCOUNTS]
+    decoded = []
+    watchlist = Watchlist("tron", str.strip, 19, lambda address: decoded.append(address))
+    watchlist.load(Store(engine, "chain", relay=None), [], now)
+    engine.dispose()
+    assert decoded == ["T" + "x" * 33]  # only the watch that stored no key
+    assert [len(trc20_transfers(paying(a), watchlist.watched.addresses)) for a in ACCOUNTS] == [1, 1, 1]
+    check = subprocess.run([sys.executable, "-c", ALEMBIC_CHECK, PACKAGE, at_0003], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
