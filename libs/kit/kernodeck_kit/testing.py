@@ -11,6 +11,8 @@ from kernodeck_kit import green
 green.patch()
 
 import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
 from collections.abc import Iterator, Sequence  # noqa: E402
@@ -18,6 +20,7 @@ from contextlib import contextmanager  # noqa: E402
 
 import eventlet  # noqa: E402
 import pytest  # noqa: E402
+from alembic import command  # noqa: E402
 from kombu import Connection, Exchange, Queue  # noqa: E402
 from sqlalchemy import Table, create_engine, inspect, text  # noqa: E402
 from sqlmodel import SQLModel  # noqa: E402
@@ -65,6 +68,37 @@ def pg_database():
         for name in created:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     admin.dispose()
+
+
+@pytest.fixture(params=["postgresql", "sqlite"])
+def database_at(request, tmp_path):
+    """`database_at(package, revision)` -> URL of a `package` database at an older `revision`, to test the
+    migrations after it on: the test runs on PostgreSQL and on SQLite."""
+    pg_database = request.getfixturevalue("pg_database") if request.param == "postgresql" else None
+
+    def make(package: str, revision: str) -> str:
+        if pg_database is None:
+            url = f"sqlite:///{tmp_path / package}.db"
+        else:
+            url = pg_database(package)
+            command.downgrade(migrations.alembic_config(package, url), "base")
+        command.upgrade(migrations.alembic_config(package, url), revision)
+        return url
+
+    return make
+
+
+# In a process of its own: run with other suites, a test process's SQLModel metadata holds their tables too.
+_ALEMBIC_CHECK = (
+    "import sys; from alembic import command; from kernodeck_kit.migrations import alembic_config; "
+    "command.check(alembic_config(sys.argv[1], sys.argv[2]))"
+)
+
+
+def assert_schema_is_the_models(package: str, url: str) -> None:
+    """The database at `url` has the schema of `package`'s models (alembic check finds nothing to migrate)."""
+    check = subprocess.run([sys.executable, "-c", _ALEMBIC_CHECK, package, url], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
 
 
 def truncate_all(url: str) -> None:

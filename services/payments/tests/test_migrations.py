@@ -1,7 +1,5 @@
 """The payments migrations: a database made at an older revision reaches the models' schema, its rows kept."""
 
-import subprocess
-import sys
 from datetime import UTC, datetime
 
 import pytest
@@ -10,6 +8,7 @@ from sqlalchemy import MetaData, Table, select
 
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.migrations import alembic_config
+from kernodeck_kit.testing import assert_schema_is_the_models
 from kernodeck_payments.domain.intents import address_key
 
 PACKAGE = "kernodeck_payments"
@@ -18,23 +17,12 @@ ADDRESSES = {
     "tron": "TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH",  # base58: case matters
     "bitcoin": "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu",
 }
-# In a process of its own: run with the other suites, this one's SQLModel metadata holds their tables too.
-ALEMBIC_CHECK = (
-    "import sys; from alembic import command; from kernodeck_kit.migrations import alembic_config; "
-    "command.check(alembic_config(sys.argv[1], sys.argv[2]))"
-)
 
 
-@pytest.fixture(params=["postgresql", "sqlite"])
-def at_0001(request, tmp_path) -> str:
+@pytest.fixture
+def at_0001(database_at) -> str:
     """The URL of a payments database at revision 0001."""
-    if request.param == "postgresql":
-        url = request.getfixturevalue("pg_database")(PACKAGE)
-        command.downgrade(alembic_config(PACKAGE, url), "base")
-    else:
-        url = f"sqlite:///{tmp_path / 'payments.db'}"
-    command.upgrade(alembic_config(PACKAGE, url), "0001")
-    return url
+    return database_at(PACKAGE, "0001")
 
 
 def test_a_database_at_0001_upgrades_to_the_models_with_each_intents_address_key_filled(at_0001):
@@ -72,5 +60,4 @@ def test_a_database_at_0001_upgrades_to_the_models_with_each_intents_address_key
         keys = dict(conn.execute(select(intents.c.network, intents.c.address_key)).all())
     engine.dispose()
     assert keys == {network: address_key(network, address) for network, address in ADDRESSES.items()}
-    check = subprocess.run([sys.executable, "-c", ALEMBIC_CHECK, PACKAGE, at_0001], capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
+    assert_schema_is_the_models(PACKAGE, at_0001)

@@ -1,8 +1,6 @@
 """0004: a watcher database with Tron watches upgrades with each one's account id stored, and the watchlist
 loaded from it matches logs by that id."""
 
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,6 +11,7 @@ from kernodeck_chains.addresses import tron_address_of
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.migrations import alembic_config
 from kernodeck_kit.outbox import Store
+from kernodeck_kit.testing import assert_schema_is_the_models
 from kernodeck_watchers.chains.tron import TronClient, trc20_transfers
 from kernodeck_watchers.watchlist import Watchlist
 
@@ -24,23 +23,12 @@ WATCHES = [("tron", tron_address_of(a)) for a in ACCOUNTS] + [
     ("tron", "T" + "x" * 33),  # text that is no Tron address: no key
     ("ethereum", "0x" + "ab" * 20),  # watched as its blocks name it: no key
 ]
-# In a process of its own: run with the other suites, this one's SQLModel metadata holds their tables too.
-ALEMBIC_CHECK = (
-    "import sys; from alembic import command; from kernodeck_kit.migrations import alembic_config; "
-    "command.check(alembic_config(sys.argv[1], sys.argv[2]))"
-)
 
 
-@pytest.fixture(params=["postgresql", "sqlite"])
-def at_0003(request, tmp_path) -> str:
+@pytest.fixture
+def at_0003(database_at) -> str:
     """The URL of a watcher database at revision 0003."""
-    if request.param == "postgresql":
-        url = request.getfixturevalue("pg_database")(PACKAGE)
-        command.downgrade(alembic_config(PACKAGE, url), "base")
-    else:
-        url = f"sqlite:///{tmp_path / 'watcher.db'}"
-    command.upgrade(alembic_config(PACKAGE, url), "0003_processed_at_index")
-    return url
+    return database_at(PACKAGE, "0003_processed_at_index")
 
 
 def test_a_database_at_0003_upgrades_with_each_tron_watchs_account_id_stored(at_0003):
@@ -72,5 +60,4 @@ def test_a_database_at_0003_upgrades_with_each_tron_watchs_account_id_stored(at_
     engine.dispose()
     assert decoded == ["T" + "x" * 33]  # only the watch that stored no key
     assert [len(trc20_transfers(paying(a), watchlist.watched.addresses)) for a in ACCOUNTS] == [1, 1, 1]
-    check = subprocess.run([sys.executable, "-c", ALEMBIC_CHECK, PACKAGE, at_0003], capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
+    assert_schema_is_the_models(PACKAGE, at_0003)
