@@ -6,7 +6,7 @@ from datetime import datetime
 from sqlalchemy import Index, PrimaryKeyConstraint, delete, or_
 from sqlmodel import Column, Field, SQLModel, func, select
 
-from kernodeck_kit.db import is_postgres
+from kernodeck_kit.db import insert_for, is_postgres
 from kernodeck_kit.rows import copy_as
 from kernodeck_kit.types import UtcDateTime
 from kernodeck_kit.units import SqlUnit
@@ -110,29 +110,33 @@ class AccountKeyRow(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
 
 
+_MODEL_COLUMNS = (ModelRow.id, ModelRow.backend, ModelRow.gpus_per_lot, ModelRow.published_lots)
 _LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions", "warned_hours")
 
 
 class SqlUnitOfWork(SqlUnit):
     """The unit of work on one kit transaction (its events leave through the outbox)."""
 
+    # Models are read as plain rows and written by one upsert: a model copied by the catalog sync and by an
+    # operator's add_node at once (neither sees the other's row before its commit) is written twice, not refused.
     def get_model(self, model_id, lock=False):
-        query = select(ModelRow).where(ModelRow.id == model_id)
+        query = select(*_MODEL_COLUMNS).where(ModelRow.id == model_id)
         if lock and is_postgres(self.session.get_bind()):
             query = query.with_for_update()
         row = self.session.exec(query).first()
-        return None if row is None else GpuModel(row.id, row.backend, row.gpus_per_lot, row.published_lots)
+        return None if row is None else GpuModel(*row)
 
     def save_model(self, model):
-        row = self.session.get(ModelRow, model.id) or ModelRow(id=model.id, backend="", gpus_per_lot=1)
-        row.backend, row.gpus_per_lot, row.published_lots = model.backend, model.gpus_per_lot, model.published_lots
-        self.session.add(row)
-        self.session.flush()
+        statement = insert_for(self.session, ModelRow.__table__).values(
+            id=model.id, backend=model.backend, gpus_per_lot=model.gpus_per_lot, published_lots=model.published_lots
+        )
+        fields = ("backend", "gpus_per_lot", "published_lots")
+        self.session.execute(
+            statement.on_conflict_do_update(index_elements=["id"], set_={f: statement.excluded[f] for f in fields})
+        )
 
     def list_models(self):
-        return [
-            GpuModel(r.id, r.backend, r.gpus_per_lot, r.published_lots) for r in self.session.exec(select(ModelRow))
-        ]
+        return [GpuModel(*row) for row in self.session.exec(select(*_MODEL_COLUMNS))]
 
     def nodes_of_model(self, model_id):
         rows = self.session.exec(select(NodeRow).where(NodeRow.model_id == model_id).order_by(NodeRow.created_at))

@@ -1,4 +1,5 @@
-"""The SQL unit of work on PostgreSQL: no GPU is held twice, however many holds race for it."""
+"""The SQL unit of work on PostgreSQL: no GPU is held twice, however many holds race for it; a model copied
+by two units at once is written, not refused."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -42,4 +43,26 @@ def test_200_racing_holds_for_10_gpus_give_exactly_10(database_url):
         assert session.execute(select(func.count()).select_from(GpuClaimRow)).scalar() == 10
         with store.transaction() as tx:
             assert usecases.loads_of(SqlUnitOfWork(tx), "h100")[0].free == []
+    engine.dispose()
+
+
+def test_a_model_copied_by_two_units_at_once_is_written_not_refused(database_url):
+    truncate_all(database_url)
+    engine = make_engine(database_url)
+    store = Store(engine, "provisioning", relay=None)
+
+    def add_while_the_sync_holds_its_copy():  # an operator's add_node, which found no copy either
+        with store.transaction() as tx:
+            SqlUnitOfWork(tx).save_model(GpuModel("h100", "cuda", 1))  # waits for the sync's row, then writes
+
+    with store.transaction() as sync:
+        SqlUnitOfWork(sync).save_model(GpuModel("h100", "cuda", 1, published_lots=3))
+        adding = eventlet.spawn(add_while_the_sync_holds_its_copy)
+        eventlet.sleep(0.5)
+    adding.wait()
+    with store.transaction() as tx:
+        unit = SqlUnitOfWork(tx)
+        assert unit.list_models() == [GpuModel("h100", "cuda", 1)]
+        unit.save_model(GpuModel("h100", "cuda", 1, published_lots=5))
+        assert unit.get_model("h100").published_lots == 5
     engine.dispose()
