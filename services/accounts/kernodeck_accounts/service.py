@@ -2,7 +2,6 @@
 
 import logging
 
-from nameko.rpc import rpc
 from nameko.timer import timer
 
 from kernodeck_accounts import telegram_links, use_cases
@@ -12,6 +11,7 @@ from kernodeck_accounts.domain import Account
 from kernodeck_accounts.store import SqlAccounts
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
+from kernodeck_kit.rpc import rpc
 from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
 

@@ -1,10 +1,11 @@
 """The watcher's nameko entrypoints: thin, over the WatcherRuntime. One service per network (`watcher_<network>`)."""
 
-from nameko.rpc import RpcProxy, rpc
+from nameko.rpc import RpcProxy
 
 from kernodeck_contracts.events import AddressWatched, PaymentReported
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.rpc import rpc
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
 from kernodeck_watchers.chains.base import NodeError

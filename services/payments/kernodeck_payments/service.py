@@ -6,7 +6,7 @@ from datetime import timedelta
 from uuid import uuid4
 
 import eventlet
-from nameko.rpc import RpcProxy, rpc
+from nameko.rpc import RpcProxy
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
@@ -28,6 +28,7 @@ from kernodeck_contracts.events import (
 from kernodeck_kit.events import batch_consumer, consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.paging import Page
+from kernodeck_kit.rpc import rpc
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer

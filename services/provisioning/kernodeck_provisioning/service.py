@@ -6,12 +6,13 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 import eventlet
-from nameko.rpc import RpcProxy, rpc
+from nameko.rpc import RpcProxy
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import ExtensionPaid, OrderCreated, OrderStatusChanged, PaymentStatusChanged
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.rpc import rpc
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer

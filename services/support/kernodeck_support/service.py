@@ -2,7 +2,7 @@
 
 from uuid import uuid4
 
-from nameko.rpc import RpcProxy, rpc
+from nameko.rpc import RpcProxy
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import PaymentSettled, RentalExtended, RentalExtensionRefused
@@ -10,6 +10,7 @@ from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.paging import Page
+from kernodeck_kit.rpc import rpc
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.types import utcnow
