@@ -40,6 +40,7 @@ devnet_installed = _watchers.devnet_installed
 quick_settings = _watchers.quick_settings
 runtime = _watchers.runtime
 start_watcher = _watchers.start_watcher
+takeover = _watchers.takeover
 tap = _watchers.tap
 wait = _watchers.wait
 wait_until = _watchers.wait_until

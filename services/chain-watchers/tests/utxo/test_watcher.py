@@ -76,51 +76,27 @@ def test_the_nodes_long_poll_wakes_the_scan_without_polling(
 
 
 def test_the_standby_takes_over_a_killed_active_replica_without_missing_or_repeating(
-    node, fake_payments, start_watcher, announce, tap, watcher_db, runtime, wait, monkeypatch
+    node, fake_payments, announce, tap, watcher_db, takeover, wait
 ):
-    first = start_watcher()
-    wait(lambda: runtime(first).lock.held, what="the first replica to take the lock")
-    second = start_watcher()
-    tries = []  # the standby's attempts at the lock
-    take_lock = runtime(second).lock.hold
-    monkeypatch.setattr(runtime(second).lock, "hold", lambda: tries.append(take_lock()) or tries[-1])
-    wait(lambda: len(tries) >= 2, what="the standby to try the lock")
-    assert not any(tries)
+    takeover.start()
     addresses = [node.new_address() for _ in range(12)]
     for address in addresses:
         announce(address)
     wait(lambda: set(addresses) <= watcher_db.watched(), what="the addresses")
     start = node.height()
-    hold_at = start + len(addresses) // 2
-
-    scan_block = UtxoClient.transfers_in_block
-    reached, never = eventlet.event.Event(), eventlet.event.Event()
-
-    def held_back_scan(self, block, watched):
-        if block.height == hold_at and not reached.ready():
-            reached.send()
-            never.wait()  # the active replica is killed here, in the middle of its pass
-        return scan_block(self, block, watched)
-
-    monkeypatch.setattr(UtxoClient, "transfers_in_block", held_back_scan)
+    takeover.hold_at(UtxoClient, start + len(addresses) // 2)
     payments = {}
     for address in addresses:
         txid = node.pay(address, AMOUNT)
         payments[(txid, node.output_index(txid, address))] = address
         node.mine(1)
-    wait(reached.ready, what="the active replica to scan the middle block")
-    assert start < watcher_db.cursor_height() < hold_at  # blocks before it are written, it is not
-    first.kill()
-    wait(lambda: runtime(second).lock.held, seconds=5, what="the standby to take the lock")
+    takeover.kill_the_active(start)
     node.mine(2)
     for txid, index in payments:
         tap.wait_for("transfer_confirmed", txid=txid, index=index)
     tap.wait_for("watcher_status", scanned_height=node.height())
 
-    # The outbox delivers at least once: a row published just before the kill, not yet marked sent, goes
-    # out again from the standby with the same event_id, which consumers drop. Distinct events count.
-    transfers = list({e["event_id"]: e for e in tap.transfers()}.values())
-    assert sorted(e["sequence"] for e in transfers) == list(range(1, len(transfers) + 1))
+    transfers = tap.distinct_transfers()
     for key in payments:
         kinds = [e["type"] for e in transfers if (e["txid"], e["index"]) == key]
         assert kinds.count("transfer_seen") == 1, (key, kinds)
