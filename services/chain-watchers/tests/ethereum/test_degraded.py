@@ -16,10 +16,26 @@ BLOCKS_WITHOUT_TRACES_TOTAL = "kernodeck_watcher_blocks_without_traces_total"
 
 
 @pytest.fixture
-def refusing(anvil):
+def answering(anvil):
+    """`answering(reply_to)` -> a proxy in front of anvil that answers each call with `reply_to(call)` (None: the
+    call forwarded as it is), stopped after the test."""
+    proxies = []
+
+    def start(reply_to) -> FaultProxy:
+        proxy = FaultProxy(anvil.rpc_url).start()
+        proxy.fault = per_call(proxy, reply_to)
+        proxies.append(proxy)
+        return proxy
+
+    yield start
+    for proxy in proxies:
+        proxy.stop()
+
+
+@pytest.fixture
+def refusing(answering):
     """`refusing(code, *prefixes)` -> (url, methods asked): anvil behind a proxy that answers the calls of these
     method prefixes with error `code`: -32601 as a node without them, -32000 as one that cannot trace that block."""
-    proxies = []
 
     def start(code: int, *prefixes: str) -> tuple[str, list[str]]:
         asked: list[str] = []
@@ -30,14 +46,9 @@ def refusing(anvil):
                 return {"jsonrpc": "2.0", "id": call["id"], "error": {"code": code, "message": "refused"}}
             return None
 
-        proxy = FaultProxy(anvil.rpc_url).start()
-        proxy.fault = per_call(proxy, reply_to)
-        proxies.append(proxy)
-        return proxy.url, asked
+        return answering(reply_to).url, asked
 
-    yield start
-    for proxy in proxies:
-        proxy.stop()
+    return start
 
 
 def paid_three_ways(anvil, tokens, forwarder, one_block, watched):
@@ -105,10 +116,9 @@ def test_failed_traces_are_retried_for_a_while_then_the_block_goes_without(
 
 
 @pytest.fixture
-def tracing_fails(anvil):
+def tracing_fails(answering):
     """`tracing_fails(fail)` -> (url, calls asked): anvil behind a proxy whose debug_traceBlockByHash answers are
     passed through `fail(call, answer)` (None: the call forwarded as it is)."""
-    proxies = []
 
     def start(fail) -> tuple[str, list[dict]]:
         asked: list[dict] = []
@@ -120,14 +130,10 @@ def tracing_fails(anvil):
             forwarded = proxy.forward("/", json.dumps(call).encode(), {"Content-Type": "application/json"})
             return fail(call, json.loads(forwarded.body))
 
-        proxy = FaultProxy(anvil.rpc_url).start()
-        proxy.fault = per_call(proxy, reply_to)
-        proxies.append(proxy)
+        proxy = answering(reply_to)
         return proxy.url, asked
 
-    yield start
-    for proxy in proxies:
-        proxy.stop()
+    return start
 
 
 def scanned_twice(url, asked, height, watched) -> tuple[list[SeenTransfer], list[tuple]]:
