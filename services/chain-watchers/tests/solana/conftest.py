@@ -21,10 +21,14 @@ def wallet(node) -> Wallet:
     return Wallet(node.url)
 
 
+def airdropped(double: SolanaDouble) -> Keypair:
+    """A new keypair holding 10 SOL, airdropped in a block of its own."""
+    keypair = Keypair()
+    double.rpc("requestAirdrop", str(keypair.pubkey()), 10 * LAMPORTS_PER_SOL)
+    double.rpc("double_produceBlocks", 1)
+    return keypair
+
+
 @pytest.fixture
 def payer(node) -> Keypair:
-    """A keypair holding 10 SOL, airdropped in a block of its own."""
-    keypair = Keypair()
-    node.rpc("requestAirdrop", str(keypair.pubkey()), 10 * LAMPORTS_PER_SOL)
-    node.rpc("double_produceBlocks", 1)
-    return keypair
+    return airdropped(node)

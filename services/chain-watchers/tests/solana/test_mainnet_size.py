@@ -16,7 +16,6 @@ from solders.token.associated import get_associated_token_address
 
 from infra.devnet.fault_proxy import FaultProxy
 from infra.devnet.solana_double import RpcError, SolanaDouble
-from infra.devnet.solana_double.ledger import LAMPORTS_PER_SOL
 from infra.devnet.solana_double.traffic import VOTE_PROGRAM, Traffic
 from infra.devnet.solana_double.wallet import Wallet
 from kernodeck_watchers.chains.base import SeenTransfer
@@ -25,6 +24,7 @@ from kernodeck_watchers.domain.progress import Progress
 from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.scanner import Scanner
 
+from .conftest import airdropped
 from .test_double import typed
 from .test_tokens import new_mint, open_account, send_tokens
 
@@ -41,10 +41,7 @@ def busy():
 
 @pytest.fixture
 def rich(busy) -> Keypair:
-    keypair = Keypair()
-    busy.rpc("requestAirdrop", str(keypair.pubkey()), 10 * LAMPORTS_PER_SOL)
-    busy.rpc("double_produceBlocks", 1)
-    return keypair
+    return airdropped(busy)
 
 
 def post(url: str, method: str, params: list, headers: dict[str, str]) -> tuple[dict[str, str], bytes]:
