@@ -12,7 +12,6 @@ watched address. Then times (best of several runs):
 Target: matching under 10% of fetch+parse (without traces: anvil traces a block in quadratic time).
 """
 
-import contextlib
 import os
 import sys
 import tempfile
@@ -39,29 +38,13 @@ def best_of(runs: int, fn) -> tuple[float, object]:
     return min(times), result
 
 
-@contextlib.contextmanager
-def one_block(anvil: AnvilNode):
-    """`with one_block(anvil) as sent: sent.append(send(...))` mines those transactions in one block; their
-    receipts, in order, are appended to `sent` after the block."""
-    sent: list[str] = []
-    anvil.rpc("evm_setAutomine", False)
-    try:
-        yield sent
-        anvil.rpc("evm_mine")
-    finally:
-        anvil.rpc("evm_setAutomine", True)
-    receipts = [anvil.wait_receipt(h) for h in sent]
-    assert len({r["blockHash"] for r in receipts}) <= 1, "the transactions landed in several blocks"
-    sent[:] = receipts
-
-
 def build_block(anvil: AnvilNode, tokens: dict, recipients: list[str]) -> list[dict]:
     """The block's receipts."""
     disperse = deploy(anvil, "Disperse")
     for token in (tokens["USDT"], tokens["USDC"]):
         anvil.wait_receipt(send_call(anvil, token, "approve(address,uint256)", disperse, 2**256 - 1))
     pick = iter(recipients)
-    with one_block(anvil) as sent:
+    with anvil.one_block() as sent:
         for i in range(PLAIN):
             sent.append(send(anvil, {"to": next(pick), "value": hex(10**15 + i)}, sender=anvil.accounts[1 + i % 9]))
         for i in range(SINGLE):
@@ -74,7 +57,7 @@ def build_block(anvil: AnvilNode, tokens: dict, recipients: list[str]) -> list[d
                     anvil, disperse, "disperseToken(address,address[],uint256[])", tokens["USDT"], to, [7] * count
                 )
             )
-    return sent
+    return sent.receipts
 
 
 def measure(anvil: AnvilNode) -> None:

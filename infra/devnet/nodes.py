@@ -39,6 +39,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -513,6 +514,12 @@ class BitcoinNode(_BitcoinLikeNode):
         return cand if cand.is_file() and os.access(cand, os.X_OK) else None
 
 
+class SentInOneBlock(list):
+    """Transaction hashes sent while a block is held (AnvilNode.one_block), and their receipts once it is mined."""
+
+    receipts: list[dict]
+
+
 class AnvilNode(_Process):
     """``anvil`` (Foundry) on a free port; automine unless ``block_time`` is given."""
 
@@ -630,6 +637,20 @@ class AnvilNode(_Process):
                 return receipt
             time.sleep(0.05)
         raise NodeError(f"no receipt for {tx_hash} after {timeout}s")
+
+    @contextlib.contextmanager
+    def one_block(self) -> Iterator[SentInOneBlock]:
+        """`with anvil.one_block() as sent: sent.append(send(...))` mines those transactions in one block and
+        leaves their receipts, in order, in `sent.receipts`."""
+        sent = SentInOneBlock()
+        self.rpc("evm_setAutomine", False)
+        try:
+            yield sent
+            self.rpc("evm_mine")
+        finally:
+            self.rpc("evm_setAutomine", True)
+        sent.receipts = [self.wait_receipt(h) for h in sent]
+        assert len({r["blockHash"] for r in sent.receipts}) <= 1, "the transactions landed in several blocks"
 
     def stop(self, timeout: float = 30.0) -> None:
         self._terminate(timeout)

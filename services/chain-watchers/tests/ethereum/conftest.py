@@ -1,6 +1,5 @@
 """A real anvil with the devnet's tokens and contracts, shared by a test module; helpers to shape blocks."""
 
-import contextlib
 import secrets
 
 import pytest
@@ -58,23 +57,7 @@ def new_address():
 def one_block(anvil):
     """`with one_block() as hashes: hashes.append(send(...))` mines those transactions in one block and
     leaves their receipts in `hashes.receipts`."""
-
-    class Sent(list):
-        receipts: list[dict]
-
-    @contextlib.contextmanager
-    def block():
-        sent = Sent()
-        anvil.rpc("evm_setAutomine", False)
-        try:
-            yield sent
-            anvil.rpc("evm_mine")
-        finally:
-            anvil.rpc("evm_setAutomine", True)
-        sent.receipts = [anvil.wait_receipt(h) for h in sent]
-        assert len({r["blockHash"] for r in sent.receipts}) <= 1, "the transactions landed in several blocks"
-
-    return block
+    return anvil.one_block
 
 
 @pytest.fixture
