@@ -4,8 +4,9 @@ The ledger invariant (every account sums to zero, balances match their
 entries) is checked after each test by the `configs` fixture.
 """
 
+from kernodeck_kit.testing import wait_until
 from kernodeck_payments.ledger.store import assert_invariant
-from services.payments.tests.helpers import code_of, concurrently, confirm, refusal, timeline_kinds, wait_until
+from services.payments.tests.helpers import code_of, concurrently, confirm, refusal, timeline_kinds
 
 ACC = "acc1"
 SAT_PER_CENT = 20  # satoshi per cent at 50,000 USD/BTC

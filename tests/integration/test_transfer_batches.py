@@ -7,9 +7,10 @@ import pytest
 from sqlalchemy import text
 
 from kernodeck_contracts.events import TransferConfirmed
+from kernodeck_kit.testing import wait_until
 from kernodeck_payments.service import PaymentsService
 from kernodeck_payments.settlement import SqlSettlement
-from services.payments.tests.helpers import CONFIRMED, failed, timeline_kinds, transfer_fields, txid, wait_until
+from services.payments.tests.helpers import CONFIRMED, failed, timeline_kinds, transfer_fields, txid
 
 ACC = "acc1"
 BTC_AMOUNT = 378_000  # an h100 order of 3 days, 1 lot: 189 USD at 50,000 USD/BTC

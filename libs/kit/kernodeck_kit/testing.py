@@ -122,6 +122,16 @@ def service_config(rabbit_config: dict, database_url: str, settings: ServiceSett
     }
 
 
+def wait_until(predicate, seconds: float = 10.0, what: str = "the condition"):
+    """Poll `predicate` every 20 ms; its first truthy value, or AssertionError after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {seconds}s waiting for {what}")
+        eventlet.sleep(0.02)
+    return value
+
+
 class EventTap:
     """What reaches a queue bound to every event one service publishes, each event once (the outbox publishes at
     least once)."""

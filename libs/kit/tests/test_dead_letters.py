@@ -2,7 +2,6 @@
 
 import json
 
-import eventlet
 import pytest
 from kombu import Connection, Exchange, Queue
 from nameko.standalone.events import event_dispatcher
@@ -13,6 +12,7 @@ from kernodeck_kit import dead_letters, metrics
 from kernodeck_kit.dead_letters_cli import main as cli
 from kernodeck_kit.events import RETRY_PAUSE_KEY, consumer
 from kernodeck_kit.settings import SETTINGS_KEY
+from kernodeck_kit.testing import wait_until
 
 MAX_DELIVERIES = 3
 attempts: list[str] = []
@@ -45,12 +45,6 @@ def config(rabbit_config):
     handled.clear()
     failing["always"] = True
     return {**rabbit_config, RETRY_PAUSE_KEY: 0.02, SETTINGS_KEY: {"event_max_deliveries": MAX_DELIVERIES}}
-
-
-def wait_until(predicate, seconds=10.0):
-    with eventlet.Timeout(seconds):
-        while not predicate():
-            eventlet.sleep(0.02)
 
 
 def publish(config, *order_ids):

@@ -22,7 +22,7 @@ from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
-from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_kit.testing import service_config, truncate_all, wait_until
 from kernodeck_kit.types import utcnow
 
 received: list[dict] = []
@@ -79,12 +79,6 @@ def config(rabbit_config, pg_database):
     received.clear()
     applied.clear()
     return service_config(rabbit_config, url)
-
-
-def wait_until(predicate, seconds=5.0):
-    with eventlet.Timeout(seconds):
-        while not predicate():
-            eventlet.sleep(0.02)
 
 
 def unsent_rows(url):

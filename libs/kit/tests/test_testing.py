@@ -6,7 +6,7 @@ from sqlalchemy import Column, Integer, MetaData, Table, inspect
 
 from kernodeck_contracts.events import OrderStatusChanged
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.testing import tap_events
+from kernodeck_kit.testing import tap_events, wait_until
 
 WIDGETS = Table("widgets", MetaData(), Column("id", Integer, primary_key=True))
 
@@ -35,3 +35,10 @@ def test_the_tap_counts_each_event_once_and_says_when_too_few_came(rabbit_config
         with pytest.raises(AssertionError, match="1 order_status_changed event"):
             tap.wait_for("order_status_changed", count=2, seconds=0.3)
         assert len(tap.of("order_status_changed")) == 1
+
+
+def test_wait_until_gives_the_first_truthy_value_or_says_what_it_waited_for():
+    answers = iter([None, 0, "found"])
+    assert wait_until(lambda: next(answers)) == "found"
+    with pytest.raises(AssertionError, match=r"after 0\.1s waiting for nothing"):
+        wait_until(lambda: False, 0.1, "nothing")

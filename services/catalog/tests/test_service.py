@@ -1,4 +1,3 @@
-import eventlet
 import pytest
 from nameko.exceptions import RemoteError
 from nameko.standalone.events import event_dispatcher
@@ -6,6 +5,7 @@ from nameko.standalone.rpc import ServiceRpcProxy
 
 from kernodeck_catalog.service import CatalogService
 from kernodeck_contracts.events import CapacityChanged
+from kernodeck_kit.testing import wait_until
 
 
 @pytest.fixture
@@ -39,15 +39,6 @@ def test_quote_refusal_crosses_rpc_with_its_fields(catalog):
     assert caught.value.exc_type == "ServiceError"
 
 
-def wait_for(predicate, seconds=5.0):
-    deadline = eventlet.Timeout(seconds)
-    try:
-        while not predicate():
-            eventlet.sleep(0.05)
-    finally:
-        deadline.cancel()
-
-
 def test_a_capacity_event_reaches_the_catalog_through_the_broker(catalog, config):
     """The rules of counts (newer only, once) are tested in memory (test_use_cases.py); here, the wiring."""
     dispatch = event_dispatcher(config)
@@ -57,5 +48,5 @@ def test_a_capacity_event_reaches_the_catalog_through_the_broker(catalog, config
         CatalogService._cache = None
         return {m["id"]: m for m in catalog.list_catalog()["models"]}["h100"]["available_lots"]
 
-    wait_for(lambda: h100_lots() == 2)
+    wait_until(lambda: h100_lots() == 2, what="the capacity event")
     assert catalog.quote("h100", 3, 3, "ubuntu")["available"] is False

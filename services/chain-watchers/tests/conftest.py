@@ -19,7 +19,7 @@ from sqlalchemy import text
 from infra.devnet.fault_proxy import FaultProxy
 from infra.devnet.nodes import AnvilNode, find_binary
 from kernodeck_contracts.events import AddressWatched
-from kernodeck_kit import migrations
+from kernodeck_kit import migrations, testing
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.testing import service_config, truncate_all
@@ -43,13 +43,8 @@ QUICK = {
 
 
 def wait_until(predicate, seconds: float = 20.0, what: str = "the condition"):
-    """Poll `predicate` every 20 ms; its first truthy value, or AssertionError after `seconds`."""
-    deadline = eventlet.hubs.get_hub().clock() + seconds
-    while not (value := predicate()):
-        if eventlet.hubs.get_hub().clock() > deadline:
-            raise AssertionError(f"timed out after {seconds}s waiting for {what}")
-        eventlet.sleep(0.02)
-    return value
+    """The kit's wait_until, 20 s unless told: a watcher's pass on a loaded machine can take seconds."""
+    return testing.wait_until(predicate, seconds, what)
 
 
 @pytest.fixture

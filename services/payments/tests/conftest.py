@@ -13,7 +13,7 @@ from sqlmodel import Session
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.doubles import ProvisioningDouble
-from kernodeck_kit.testing import service_config, tap_events, truncate_all
+from kernodeck_kit.testing import service_config, tap_events, truncate_all, wait_until
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.ledger.store import assert_invariant
 from kernodeck_payments.service import PaymentsService
@@ -166,7 +166,7 @@ def orders(running, watcher) -> Orders:
 def payments_ready(payments, watcher):
     """The payments proxy, once every network's watcher has reported (up to date) and the eager rate refresh at
     start has stored the rates file's rates."""
-    from services.payments.tests.helpers import report_watchers, wait_until
+    from services.payments.tests.helpers import report_watchers
 
     report_watchers(watcher)
     wait_until(

@@ -37,6 +37,7 @@ from kernodeck_contracts.events import (
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.metrics import ENTRYPOINT_ERRORS
 from kernodeck_kit.rpc_errors import RemoteServiceError
+from kernodeck_kit.testing import wait_until
 from kernodeck_payments.domain.methods import DEFAULT_CONFIRMATIONS
 
 HANDLERS = {
@@ -66,18 +67,6 @@ _txids = itertools.count(1)
 def txid(prefix: str = "") -> str:
     """A fresh transaction id (64 hex characters)."""
     return f"{prefix}{next(_txids):x}".rjust(64, "0")
-
-
-def wait_until(predicate, seconds: float = 10.0, what: str = "the condition"):
-    """Poll `predicate` every 20 ms; its first truthy value, or AssertionError after `seconds`."""
-    deadline = eventlet.hubs.get_hub().clock() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if eventlet.hubs.get_hub().clock() > deadline:
-            raise AssertionError(f"timed out after {seconds}s waiting for {what}")
-        eventlet.sleep(0.02)
 
 
 def finished(entrypoint: str, service: str = "payments") -> int:

@@ -6,6 +6,7 @@ import logging
 import pytest
 
 from kernodeck_chains.base58 import b58check_decode, b58check_encode
+from kernodeck_kit.testing import wait_until
 from kernodeck_payments import main
 from kernodeck_payments.account_keys import PrivateKeyConfigured
 from kernodeck_payments.config import PaymentsSettings
@@ -52,7 +53,7 @@ def changed_settings() -> dict:
 
 
 def test_a_bad_public_key_disables_its_methods_and_the_service_runs(payments, watcher, new_order, settings):
-    from services.payments.tests.helpers import report_watchers, wait_until
+    from services.payments.tests.helpers import report_watchers
 
     report_watchers(watcher)
     listed = wait_until(

@@ -4,7 +4,8 @@ and gives back what was paid for an order provisioning could not deliver."""
 from nameko.standalone.events import event_dispatcher
 
 from kernodeck_contracts.events import ProvisioningFailed
-from services.payments.tests.helpers import code_of, confirm, wait_until
+from kernodeck_kit.testing import wait_until
+from services.payments.tests.helpers import code_of, confirm
 
 ACC = "acc1"
 SAT_PER_CENT = 20  # satoshi per cent at 50,000 USD/BTC

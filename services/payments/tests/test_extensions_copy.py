@@ -4,7 +4,8 @@ balance, and the refund of a payment support could not use."""
 from datetime import UTC, datetime, timedelta
 
 from kernodeck_contracts.events import ExtensionConfirmed, ExtensionPaid, ExtensionPaymentRefused
-from services.payments.tests.helpers import code_of, confirm, wait_until
+from kernodeck_kit.testing import wait_until
+from services.payments.tests.helpers import code_of, confirm
 
 ACC = "acc1"
 SAT_PER_CENT = 20  # satoshi per cent at 50,000 USD/BTC
