@@ -137,16 +137,11 @@ def _cancel_if_unpaid(units: Units[OrdersUnit], order_id: str, now: datetime, un
     return True
 
 
-def apply_payment_settled(units: Units[OrdersUnit], event: PaymentSettled, now: datetime) -> None:
-    """A settled payment of at least the order's total makes it paid; one the order cannot take (another
-    account's, paid or cancelled already, short of the total) goes back as refused. An extension's payment is
-    support's to apply, not the order's."""
-    apply_payments_settled(units, [event], now)
-
-
 def apply_payments_settled(units: Units[OrdersUnit], events: list[PaymentSettled], now: datetime) -> None:
-    """Settled payments that came together (a block's), in one unit, each applied once and in their order, as
-    apply_payment_settled says."""
+    """Settled payments that came together (a block's), in one unit, each applied once and in their order: one
+    of at least the order's total makes it paid; one the order cannot take (another account's, paid or cancelled
+    already, short of the total) goes back as refused. An extension's payment is support's to apply, not the
+    order's."""
     for_orders = [event for event in events if event.extension_id is None]
     if not for_orders:
         return
@@ -169,16 +164,12 @@ def _apply_settled(unit: OrdersUnit, event: PaymentSettled, now: datetime) -> No
         _record(unit, order, previous, transition(order, OrderStatus.PAID, now, f"paid: {event.method}"))
 
 
-def follow_payment(units: Units[OrdersUnit], event: PaymentInstructionsCreated | PaymentStatusChanged) -> None:
-    """Payments' account of an order's crypto payment: while one can still arrive (instructions standing, a
-    transfer seen or confirming), the unpaid sweep leaves the order alone."""
-    follow_payments(units, [event])
-
-
 def follow_payments(
     units: Units[OrdersUnit], events: list[PaymentInstructionsCreated] | list[PaymentStatusChanged]
 ) -> None:
-    """Events of one type that came together, in one unit, each applied once, as follow_payment says."""
+    """Payments' account of orders' crypto payments, events of one type that came together, in one unit, each
+    applied once: while a payment can still arrive (instructions standing, a transfer seen or confirming), the
+    unpaid sweep leaves its order alone."""
     of_orders = [event for event in events if event.purpose == "order" and event.order_id is not None]
     if not of_orders:
         return

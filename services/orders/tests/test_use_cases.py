@@ -97,7 +97,7 @@ def test_a_customer_cancels_an_unpaid_order_once(units, order):
 def test_the_sweep_cancels_only_orders_unpaid_past_the_ttl_oldest_first(units, order):
     old, older, fresh = order(at=T0 - timedelta(hours=1)), order(at=T0 - timedelta(hours=2)), order(at=T0 + TTL)
     paid = order(at=T0 - timedelta(hours=3))
-    use_cases.apply_payment_settled(units, settled(paid), T0)
+    use_cases.apply_payments_settled(units, [settled(paid)], T0)
 
     assert use_cases.cancel_unpaid_orders(units, T0 + TTL, TTL, batch=1) == 1
     assert use_cases.get_order(units, ALICE, older.id).status == OrderStatus.CANCELLED
@@ -116,8 +116,8 @@ def test_the_sweep_cancels_only_orders_unpaid_past_the_ttl_oldest_first(units, o
 def test_a_settled_payment_makes_the_order_paid_once_and_a_redelivery_changes_nothing(units, order):
     created = order()
     event = settled(created)
-    use_cases.apply_payment_settled(units, event, T0 + timedelta(minutes=3))
-    use_cases.apply_payment_settled(units, event, T0 + timedelta(minutes=4))
+    use_cases.apply_payments_settled(units, [event], T0 + timedelta(minutes=3))
+    use_cases.apply_payments_settled(units, [event], T0 + timedelta(minutes=4))
 
     paid = use_cases.get_order(units, ALICE, created.id)
     assert (paid.status, paid.timeline[-1].detail, paid.updated_at) == (
@@ -134,7 +134,7 @@ def test_a_settled_payment_makes_the_order_paid_once_and_a_redelivery_changes_no
     [
         (lambda units, o: None, BOB, "unknown_order"),
         (
-            lambda units, o: use_cases.apply_payment_settled(units, settled(o, method="balance"), T0),
+            lambda units, o: use_cases.apply_payments_settled(units, [settled(o, method="balance")], T0),
             ALICE,
             "order_paid",
         ),
@@ -148,7 +148,7 @@ def test_a_payment_the_order_cannot_take_goes_back_as_refused(units, order, prep
     event = PaymentSettled(
         payment_id="p2", order_id=created.id, account_id=account, amount_usd_cents=18_900, method="x"
     )
-    use_cases.apply_payment_settled(units, event, T0)
+    use_cases.apply_payments_settled(units, [event], T0)
 
     [refused] = units.of(PaymentRefused)
     assert (refused.payment_id, refused.account_id, refused.amount_usd_cents, refused.reason) == (
@@ -176,14 +176,14 @@ def test_a_blocks_settled_payments_pay_each_order_once_in_one_unit_and_a_second_
 @pytest.mark.parametrize(("amount", "status", "refusals"), [(18_899, "awaiting_payment", 1), (18_900, "paid", 0)])
 def test_an_order_is_paid_only_by_a_payment_of_its_whole_total(units, order, amount, status, refusals):
     created = order()
-    use_cases.apply_payment_settled(units, settled(created, amount=amount), T0)
+    use_cases.apply_payments_settled(units, [settled(created, amount=amount)], T0)
     assert use_cases.get_order(units, ALICE, created.id).status == status
     assert [(e.amount_usd_cents, e.reason) for e in units.of(PaymentRefused)] == [(amount, "short_of_total")] * refusals
 
 
 def test_a_payment_for_an_order_never_seen_is_refused(units):
     event = PaymentSettled(payment_id="p1", order_id="nope", account_id=ALICE, amount_usd_cents=500, method="x")
-    use_cases.apply_payment_settled(units, event, T0)
+    use_cases.apply_payments_settled(units, [event], T0)
     assert [e.reason for e in units.of(PaymentRefused)] == ["unknown_order"]
 
 
@@ -217,7 +217,7 @@ def test_support_news_goes_into_the_owners_timeline_once(units, order):
 
 def test_an_extensions_settled_payment_is_left_to_support(units, order):
     created = order()
-    use_cases.apply_payment_settled(units, settled(created).model_copy(update={"extension_id": "x1"}), T0)
+    use_cases.apply_payments_settled(units, [settled(created).model_copy(update={"extension_id": "x1"})], T0)
     assert use_cases.get_order(units, ALICE, created.id).status == OrderStatus.AWAITING_PAYMENT
     assert units.of(PaymentRefused) == [] and units.of(OrderStatusChanged) == []
 
@@ -262,7 +262,7 @@ def moved(created, status: str, at: datetime, payment_id: str = "p1") -> Payment
 def test_the_sweep_leaves_alone_an_order_a_payment_can_still_arrive_for(units, order, events, cancelled):
     created = order()
     for event in events(created):
-        use_cases.follow_payment(units, event)
+        use_cases.follow_payments(units, [event])
     assert use_cases.cancel_unpaid_orders(units, SWEEP_AT, TTL, batch=10) == int(cancelled)
     status = use_cases.get_order(units, ALICE, created.id).status
     assert status == (OrderStatus.CANCELLED if cancelled else OrderStatus.AWAITING_PAYMENT)
