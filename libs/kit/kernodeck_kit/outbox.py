@@ -209,13 +209,7 @@ class Tx:
         delivery racing the first waits for its transaction and, once that
         commits, finds the row and is told so, rather than failing.
         """
-        record = (
-            insert_for(self.session, ProcessedEvent)
-            .values(consumer=consumer, event_id=event_id, processed_at=utcnow())
-            .on_conflict_do_nothing()
-            .returning(ProcessedEvent.event_id)
-        )
-        return self.session.execute(record).first() is not None
+        return event_id in self.first_deliveries(consumer, [event_id])
 
     def first_deliveries(self, consumer: str, event_ids: list[str]) -> set[str]:
         """Record each of `event_ids` for `consumer` in one insert, as first_delivery records one; those not
