@@ -30,7 +30,7 @@ class Watchlist:
         self.watched = WatchedAddresses(default_required, key)
         self.unchecked: dict[str, int] = {}  # address -> required confirmations
         self.loaded = False
-        self._synced_at: datetime | None = None
+        self.synced_at: datetime | None = None  # the start of the pass that last read the rows
 
     def row(
         self, address: str, payment_id: str, watch_until: datetime, required: int, token: str | None, now: datetime
@@ -83,18 +83,22 @@ class Watchlist:
             for address, required, key in live_watches(session, self.network, now):
                 self.watched.add(address, required, key)
         self.unchecked = recent
-        self.loaded, self._synced_at = True, now
+        self.loaded, self.synced_at = True, now
 
     def sync(self, store: Store, now: datetime) -> None:
         with store.read() as session:
-            added = watched_added_since(session, self.network, self._synced_at - OVERLAP, now)
-            ended = watches_ended(session, self.network, self._synced_at, now)
+            added = watched_added_since(session, self.network, self.synced_at - OVERLAP, now)
+            ended = watches_ended(session, self.network, self.synced_at, now)
         for address in ended:
-            self.watched.discard(address)
-            self.unchecked.pop(address, None)
+            self.drop(address)
         for address, required, key in added:
             self._take(address, required, key)
-        self._synced_at = now
+        self.synced_at = now
+
+    def drop(self, address: str) -> None:
+        """No longer match blocks against `address`, nor look it up in those already scanned."""
+        self.watched.discard(address)
+        self.unchecked.pop(address, None)
 
     def checked(self, addresses: dict[str, int]) -> None:
         for address in addresses:
@@ -103,7 +107,7 @@ class Watchlist:
     def unload(self) -> None:
         self.watched = self.watched.emptied()
         self.unchecked = {}
-        self.loaded, self._synced_at = False, None
+        self.loaded, self.synced_at = False, None
 
     def _take(self, address: str, required: int, key: str | None) -> None:
         if address not in self.watched.addresses:

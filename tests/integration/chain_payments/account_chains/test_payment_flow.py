@@ -9,6 +9,8 @@ code being the same for a chain's coin and its tokens.
 
 import pytest
 
+from kernodeck_kit.types import utcnow
+
 # ETH and USDT on Ethereum (TRX and USDT on Tron) share the chain's code: one method per network.
 once_per_network = pytest.mark.parametrize(
     "method", [("ETH", "ethereum"), ("USDT", "tron"), ("SOL", "solana")], indirect=True, ids=lambda m: m[1]
@@ -88,10 +90,13 @@ def test_a_payment_mined_before_the_watcher_knew_the_address_is_found_when_the_w
     watching(watcher, payment)
     address = chain.normalize(payment["address"])
     # As if the address_watched event had not come yet: no row, not in the active replica's set.
+    watchlist = runtime(watcher).watchlist
     (watch,) = watcher_db.rows(
         "DELETE FROM watched_addresses WHERE network = :network AND address = :address RETURNING *", address=address
     )
-    runtime(watcher).watchlist.watched.discard(address)
+    deleted_at = utcnow()  # a pass that read the rows before the delete would take the address back
+    wait(lambda: watchlist.synced_at > deleted_at, what="the watcher to read its watches after the delete")
+    watchlist.drop(address)
     txid = chain.pay(payment, payment["amount_base_units"])
     chain.mine(1)
     tip = chain.height()
