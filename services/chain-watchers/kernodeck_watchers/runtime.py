@@ -11,7 +11,7 @@ from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
 from kernodeck_watchers import metrics
 from kernodeck_watchers.balance_check import BalanceCheck
-from kernodeck_watchers.chains.base import ChainClient, NodeError, match_key
+from kernodeck_watchers.chains.base import ChainClient, NodeError, Throttled, match_key
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.domain.progress import Progress, backoff_delay
 from kernodeck_watchers.leader import AdvisoryLock, SoleProcess
@@ -74,8 +74,12 @@ class WatcherRuntime:
             if self.progress.scanned_height is None:
                 self._check_start(store)
             pass_from = self.progress.scanned_height
-            self._look_up_new_watches(store)
-            self._scanner(store).run()
+            # New blocks first: a payment confirming now is not held up by the look at new watches, which
+            # covers the blocks scanned before they were watched (this pass's, which matched them, included).
+            scanner = self._scanner(store)
+            scanner.run()
+            if self._look_up_new_watches(store):
+                scanner.recount()  # what the look found may have its confirmations already
             self._last_pass_from = pass_from
             self._check_balances(store)
         except ReorgTooDeep as error:
@@ -158,20 +162,24 @@ class WatcherRuntime:
         if at_tip and self.balance_check.due() and len(self.watchlist.watched):
             self.balance_check.run(store, self.client, list(self.watchlist.watched.addresses), progress.scanned_height)
 
-    def _look_up_new_watches(self, store: Store) -> None:
-        """Addresses new to the set, in the blocks already scanned (see watchlist); a batch a turn."""
+    def _look_up_new_watches(self, store: Store) -> int:
+        """Addresses new to the set, in the blocks already scanned (see watchlist); a batch a turn. How many
+        events that made."""
         batch = dict(itertools.islice(self.watchlist.unchecked.items(), NEW_WATCHES_PER_TURN))
         if not batch:
-            return
+            return 0
         try:
-            look_at(store, self.client, batch, self.settings.targeted_check_blocks, utcnow, self._last_pass_from)
-        except NodeError as error:  # kept for the next turn; the scan goes on whatever the look does
+            made = look_at(store, self.client, batch, self.settings.targeted_check_blocks, utcnow, self._last_pass_from)
+        except Throttled:
+            raise  # the provider asks for a pause, which the turn keeps; the batch is looked at after it
+        except NodeError as error:  # kept for the next turn; the scan went on whatever the look does
             log.warning(
                 "the look at new watches failed: the next turn tries again",
                 extra={"network": self.network, "addresses": len(batch), "error": str(error)[:300]},
             )
-            return
+            return 0
         self.watchlist.checked(batch)
+        return made
 
     def _watch(self, store: Store, address: str):
         with store.read() as session:

@@ -163,6 +163,14 @@ class Scanner:
         )
         return ancestor
 
+    def recount(self) -> None:
+        """Confirmations at the scanned height again, for transfers recorded since `run` counted (a look at new
+        watches finds some in blocks scanned before they were watched)."""
+        with self.store.read() as session:
+            cursor = get_cursor(session, self.network)
+        if cursor is not None:
+            self._count(cursor)
+
     def _count(self, cursor: Cursor) -> None:
         def counted(session: Session, now: datetime) -> list[Change]:
             found = (

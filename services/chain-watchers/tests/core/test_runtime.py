@@ -11,7 +11,7 @@ from kernodeck_contracts.events import AddressWatched
 from kernodeck_kit import migrations
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
-from kernodeck_watchers.chains.base import NodeError
+from kernodeck_watchers.chains.base import NodeError, Throttled
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.runtime import WatcherRuntime
 
@@ -183,6 +183,21 @@ def test_new_watches_are_looked_up_once_and_again_after_a_node_error(runtime, st
     assert "address_activity" not in chain.calls
 
 
+def test_a_new_block_is_scanned_before_the_look_at_new_watches(runtime, store, chain, payments, events, pay):
+    """A payment confirming now is not held up by the look at addresses just watched; that look still covers
+    the block the scan matched them in, where it finds nothing new."""
+    runtime.turn(store, payments)
+    runtime.watch(store, watched_event("paying"))
+    runtime.watch(store, watched_event("new"))
+    payment = pay("paying", 10)
+    chain.mine(payment)
+    chain.calls.clear()
+    runtime.turn(store, payments)
+    assert chain.calls.index("address_activity") > chain.calls.index("block")
+    assert events.kinds() == [("transfer_seen", payment.txid, 1), ("transfer_confirmed", payment.txid, 1)]
+    assert runtime.watchlist.unchecked == {}
+
+
 def test_a_failing_look_at_new_watches_never_stops_the_scan(runtime, store, chain, payments, events, pay, monkeypatch):
     runtime.turn(store, payments)
     runtime.watch(store, watched_event("new"))
@@ -194,6 +209,15 @@ def test_a_failing_look_at_new_watches_never_stops_the_scan(runtime, store, chai
     assert runtime.turn(store, payments) == 0.5  # not a failed turn: the scan ran
     assert events.kinds() == [("transfer_seen", payment.txid, 1), ("transfer_confirmed", payment.txid, 1)]
     assert "new" in runtime.watchlist.unchecked  # looked at again next turn
+
+
+def test_a_throttled_look_at_new_watches_pauses_the_turn(runtime, store, chain, payments, monkeypatch):
+    runtime.turn(store, payments)
+    runtime.watch(store, watched_event("new"))
+    throttled = Throttled("HTTP 429", retry_after_s=3)
+    monkeypatch.setattr(chain, "address_activity", lambda addresses, since: (_ for _ in ()).throw(throttled))
+    assert runtime.turn(store, payments) == 3  # the provider's Retry-After, not the poll interval
+    assert "new" in runtime.watchlist.unchecked
 
 
 def test_a_replica_taking_over_looks_up_the_watches_added_lately(chain, store, payments, events, pay):
