@@ -38,11 +38,15 @@ def delivery_steps(samples: int = 20) -> dict:
         host.prepare(public)
         host.start()
         try:
-            node = Node("bench", host.host, host.port, host.host_key, "h100", "cuda", 8, NodeState.AVAILABLE, datetime.now())
+            node = Node(
+                "bench", host.host, host.port, host.host_key, "h100", "cuda", 8, NodeState.AVAILABLE, datetime.now()
+            )
             agent = SshHosts(str(private), accept_gpu_double=True)
             times = {step: [] for step in (*STEPS, "total", "reclaim")}
             for n in range(samples):
-                job = DeliveryJob(f"bench{n}", node, (0, 1), f"kdbench{n}{uuid.uuid4().hex[:4]}", TEST_ACCOUNT_KEY, "pytorch")
+                job = DeliveryJob(
+                    f"bench{n}", node, (0, 1), f"kdbench{n}{uuid.uuid4().hex[:4]}", TEST_ACCOUNT_KEY, "pytorch"
+                )
                 started = time.perf_counter()
                 delivered = agent.deliver(job)
                 times["total"].append(time.perf_counter() - started)
@@ -61,7 +65,11 @@ def paid_to_ready(url: str, auth: dict, timeout_s: float = 120) -> dict:
     deadline = time.monotonic() + timeout_s
     with httpx.Client(base_url=url, headers=auth, timeout=30) as client:
         while True:
-            orders = [o for o in client.get("/api/v1/orders?limit=200").json()["items"] if o["status"] not in ("awaiting_payment", "cancelled")]
+            orders = [
+                o
+                for o in client.get("/api/v1/orders?limit=200").json()["items"]
+                if o["status"] not in ("awaiting_payment", "cancelled")
+            ]
             if all(o["status"] in ("ready", "failed") for o in orders) or time.monotonic() > deadline:
                 break
             time.sleep(0.5)

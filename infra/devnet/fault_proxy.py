@@ -66,7 +66,9 @@ def fail(times: int) -> Fault:
         if left[0] <= 0:
             return None
         left[0] -= 1
-        return Reply(503, b"<html><body>503 Service Temporarily Unavailable</body></html>", {"Content-Type": "text/html"})
+        return Reply(
+            503, b"<html><body>503 Service Temporarily Unavailable</body></html>", {"Content-Type": "text/html"}
+        )
 
     return fault
 

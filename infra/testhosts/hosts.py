@@ -119,7 +119,8 @@ class TestHost:
         config = self.root / "etc/ssh/kd_sshd_config"
         config.write_text(SSHD_CONFIG.format(ports="\n".join(f"Port {p}" for p in self.ports), address=self.host))
         mounts = " && ".join(
-            f"mount --bind {self.root / folder} /{folder}" for folder in ("etc", "home", "opt", "run", "tmp")  # /tmp last: the host folder may be under it
+            f"mount --bind {self.root / folder} /{folder}"
+            for folder in ("etc", "home", "opt", "run", "tmp")  # /tmp last: the host folder may be under it
         )
         inner = [
             "unshare", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "--propagation", "private",
@@ -132,7 +133,9 @@ class TestHost:
         while not _answers(self.host, self.port):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"test host {self.name} did not start: {(self.root / 'sshd.log').read_text()[-500:]}")
+                raise RuntimeError(
+                    f"test host {self.name} did not start: {(self.root / 'sshd.log').read_text()[-500:]}"
+                )
             time.sleep(0.05)
 
     def stop_sshd(self) -> None:

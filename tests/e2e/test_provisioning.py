@@ -23,7 +23,10 @@ def top_up(stack, client, customer, usd="100"):
         amount=int(payment["amount_base_units"]), block_height=1000, block_hash="00" * 32, confirmations=100, sequence=1,
     )  # fmt: skip
     chain_event(stack, confirmed)
-    eventually(lambda: client.get("/api/v1/me/balance", headers=customer["headers"]).json()["available_usd"], lambda v: v == f"{usd}.00")
+    eventually(
+        lambda: client.get("/api/v1/me/balance", headers=customer["headers"]).json()["available_usd"],
+        lambda v: v == f"{usd}.00",
+    )
 
 
 def test_a_paid_order_becomes_ready_and_the_customer_logs_in(stack, client, tmp_path):
@@ -77,7 +80,9 @@ def test_200_parallel_intents_for_10_free_gpus_give_exactly_10_instructions(stac
     def intent(order_id):
         with httpx.Client(base_url=stack.url, timeout=30) as http:
             return http.post(
-                f"/api/v1/orders/{order_id}/payments", json={"asset": "BTC", "network": "bitcoin"}, headers=me["headers"]
+                f"/api/v1/orders/{order_id}/payments",
+                json={"asset": "BTC", "network": "bitcoin"},
+                headers=me["headers"],
             )
 
     with ThreadPoolExecutor(max_workers=50) as pool:
@@ -99,16 +104,31 @@ def test_a_malformed_account_key_is_a_422(client, customer):
     bad = client.put("/api/v1/me/ssh-key", json={"ssh_public_key": "ssh-rsa AAAA"}, headers=customer["headers"])
     assert_problem(bad, 422, "validation_error", "ssh_public_key")
     order = {"model": "h100", "duration_days": 3, "lots": 1, "preparation": "ubuntu", "ssh_public_key": "not a key"}
-    assert_problem(client.post("/api/v1/orders", json=order, headers=customer["headers"]), 422, "validation_error", "ssh_public_key")
+    assert_problem(
+        client.post("/api/v1/orders", json=order, headers=customer["headers"]),
+        422,
+        "validation_error",
+        "ssh_public_key",
+    )
     note = {**order, "ssh_public_key": None, "preparation_note": "CUDA 12 and JAX"}
-    assert_problem(client.post("/api/v1/orders", json=note, headers=customer["headers"]), 422, "validation_error", "preparation_note")
+    assert_problem(
+        client.post("/api/v1/orders", json=note, headers=customer["headers"]),
+        422,
+        "validation_error",
+        "preparation_note",
+    )
     custom = {**note, "preparation": "custom"}
-    assert client.post("/api/v1/orders", json=custom, headers=customer["headers"]).json()["preparation_note"] == "CUDA 12 and JAX"
+    assert (
+        client.post("/api/v1/orders", json=custom, headers=customer["headers"]).json()["preparation_note"]
+        == "CUDA 12 and JAX"
+    )
 
 
 def test_a_preparation_the_model_does_not_run_is_a_422(client, customer):
     order = {"model": "mi300x", "duration_days": 3, "lots": 1, "preparation": "blender"}
-    assert_problem(client.post("/api/v1/orders", json=order, headers=customer["headers"]), 422, "validation_error", "preparation")
+    assert_problem(
+        client.post("/api/v1/orders", json=order, headers=customer["headers"]), 422, "validation_error", "preparation"
+    )
 
 
 def test_operators_manage_nodes_and_customers_cannot(stack, client, customer):
@@ -120,7 +140,9 @@ def test_operators_manage_nodes_and_customers_cannot(stack, client, customer):
     again = client.post("/api/v1/admin/nodes", json=host.registration("l40s"), headers=operator)
     assert_problem(again, 409, "already_exists")
     broken = {**host.registration("l40s"), "port": 2222, "host_key": "ssh-ed25519 nope"}
-    assert_problem(client.post("/api/v1/admin/nodes", json=broken, headers=operator), 422, "validation_error", "host_key")
+    assert_problem(
+        client.post("/api/v1/admin/nodes", json=broken, headers=operator), 422, "validation_error", "host_key"
+    )
     drained = client.put(f"/api/v1/admin/nodes/{mine['id']}/state", json={"state": "draining"}, headers=operator)
     assert drained.json()["state"] == "draining"
     eventually(

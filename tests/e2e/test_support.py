@@ -147,7 +147,10 @@ def test_the_operator_command_answers_and_sees_the_payments_of_a_paid_twice_ques
     admin("answer", request["id"], "No: one transfer, on bitcoin, not confirmed yet; do not send the litecoin one.")
     assert admin("show", request["id"])["status"] == "answered"
     mine = client.get("/api/v1/support-requests", headers=customer["headers"]).json()["items"]
-    assert mine[0]["answers"][0]["text"] == "No: one transfer, on bitcoin, not confirmed yet; do not send the litecoin one."
+    assert (
+        mine[0]["answers"][0]["text"]
+        == "No: one transfer, on bitcoin, not confirmed yet; do not send the litecoin one."
+    )
 
 
 def test_an_extension_is_refused_once_the_order_has_ended(stack, client):

@@ -29,7 +29,6 @@ from kernodeck_gateway.support_schemas import (
 router = APIRouter(prefix="/api/v1", tags=["support"])
 
 
-
 @router.post("/support-requests", status_code=201, responses=refusals(404, 409))
 async def open_request(body: NewSupportRequest, caller: CurrentCaller, rpc: Rpc) -> SupportRequest:
     """Text that looks like a secret (a key, token, password, Authorization header) is refused with 422

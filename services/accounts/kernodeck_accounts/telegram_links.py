@@ -72,7 +72,8 @@ def create(db: Store, policy: TelegramLinkPolicy, account_id, language, now: dat
         _lock_account(tx.session, account_id)
         recent = tx.session.exec(
             select(TelegramLinkRow.created_at).where(
-                TelegramLinkRow.account_id == account_id, TelegramLinkRow.created_at > now - policy.telegram_link_throttle.window
+                TelegramLinkRow.account_id == account_id,
+                TelegramLinkRow.created_at > now - policy.telegram_link_throttle.window,
             )
         ).all()
         wait = policy.telegram_link_throttle.retry_after(recent, now)

@@ -77,7 +77,9 @@ class Deliveries(DependencyProvider):
         try:
             deliver(order_id)
         except Exception:
-            log.exception("a delivery failed; the sweep takes it up again once its lease lapses", extra={"order_id": order_id})
+            log.exception(
+                "a delivery failed; the sweep takes it up again once its lease lapses", extra={"order_id": order_id}
+            )
         finally:
             self.running.discard(order_id)
 

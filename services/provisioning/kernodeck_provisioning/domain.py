@@ -212,7 +212,9 @@ def extend_term(rental: Rental, extension_id: str, extra_days: int) -> bool:
     if extension_id in rental.extensions:
         return False
     if rental.status in (RentalStatus.ENDED, RentalStatus.FAILED):
-        raise ServiceError(ErrorCode.INVALID_STATE, f"a {rental.status} rental cannot be extended")  # the caller refunds it
+        raise ServiceError(
+            ErrorCode.INVALID_STATE, f"a {rental.status} rental cannot be extended"
+        )  # the caller refunds it
     rental.extensions = (*rental.extensions, extension_id)
     if rental.ends_at is None:
         rental.extra_days += extra_days

@@ -1,4 +1,3 @@
-
 import pytest
 from nameko.rpc import rpc
 from nameko.standalone.rpc import ServiceRpcProxy

@@ -35,10 +35,15 @@ class Tensor:
 
     def __matmul__(self, other):
         columns = list(zip(*other.rows, strict=True))
-        return Tensor([[sum(a * b for a, b in zip(row, col, strict=True)) for col in columns] for row in self.rows], self.device)
+        return Tensor(
+            [[sum(a * b for a, b in zip(row, col, strict=True)) for col in columns] for row in self.rows], self.device
+        )
 
     def __sub__(self, other):
-        return Tensor([[a - b for a, b in zip(r, s, strict=True)] for r, s in zip(self.rows, other.rows, strict=True)], self.device)
+        return Tensor(
+            [[a - b for a, b in zip(r, s, strict=True)] for r, s in zip(self.rows, other.rows, strict=True)],
+            self.device,
+        )
 
     def abs(self):
         return Tensor([[abs(a) for a in row] for row in self.rows], self.device)
@@ -66,5 +71,7 @@ def _visible():
 cuda = SimpleNamespace(
     is_available=lambda: _MODE == "ok" and bool(_visible()),
     device_count=lambda: len(_visible()) if _MODE == "ok" else 0,
-    get_device_properties=lambda i: SimpleNamespace(name=f"Kernodeck GPU double #{_visible()[i]}", total_memory=80 * 2**30),
+    get_device_properties=lambda i: SimpleNamespace(
+        name=f"Kernodeck GPU double #{_visible()[i]}", total_memory=80 * 2**30
+    ),
 )

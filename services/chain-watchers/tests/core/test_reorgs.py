@@ -77,7 +77,9 @@ def test_a_same_height_replacement_of_the_tip_is_noticed(scanner, chain, events,
         assert get_cursor(session, chain.network).hash == chain.best[-1].ref.hash
 
 
-def test_a_tip_gone_back_on_the_scanned_chain_is_a_lagging_node_not_a_reorganisation(scanner, chain, events, store, pay):
+def test_a_tip_gone_back_on_the_scanned_chain_is_a_lagging_node_not_a_reorganisation(
+    scanner, chain, events, store, pay
+):
     kept = pay(ALICE, 2)
     chain.mine(kept)
     chain.mine_empty(2)
