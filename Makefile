@@ -70,6 +70,7 @@ test-faults:
 
 lint:
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: install
 	infra/test/prepare.sh
