@@ -6,6 +6,7 @@ import uvicorn
 import uvloop
 
 from kernodeck_gateway.app import create_app
+from kernodeck_gateway.http_server import HttpProtocol
 from kernodeck_gateway.internal import create_internal_app
 from kernodeck_gateway.settings import GatewaySettings
 from kernodeck_kit.logs import dict_config
@@ -14,6 +15,7 @@ from kernodeck_kit.logs import dict_config
 def server(app, host: str, port: int, settings: GatewaySettings) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
+        http=HttpProtocol,
         host=host,
         port=port,
         log_config=dict_config("gateway", settings.log_level),
