@@ -57,7 +57,7 @@ from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import release_solana_addresses, solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
 from kernodeck_payments.store.intents import order_intent_ids, pending_topup_cents, transfers_of
-from kernodeck_payments.store.orders import copy_order, payable_order
+from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.views import payment_view, topup_view
 
@@ -259,21 +259,18 @@ class PaymentsService:
 
     @consumer(OrderCreated.source, OrderCreated.type)
     def on_order_created(self, payload):
-        self._copy(OrderCreated.from_message(payload))
+        event = OrderCreated.from_message(payload)
+        with self.db.consume(f"orders.{event.type}", event) as tx:
+            if tx is not None:
+                remember_order(tx.session, event)
 
-    # A block's orders turn paid together: their statuses are copied in one unit, each once, rows locked in one
-    # order (each copy keeps the newest status, whatever the order it is applied in).
+    # A block's orders turn paid together: their statuses are copied in one unit, each once (each copy keeps the
+    # newest status, whatever the order it is applied in).
     @batch_consumer(OrderStatusChanged.source, OrderStatusChanged.type)
     def on_order_status_changed(self, payloads):
         events = [OrderStatusChanged.from_message(payload) for payload in payloads]
         with self.db.consume_each(f"orders.{OrderStatusChanged.type}", events) as (tx, fresh):
-            for event in sorted(fresh, key=lambda event: event.order_id):
-                copy_order(tx.session, event)
-
-    def _copy(self, event: OrderCreated | OrderStatusChanged) -> None:
-        with self.db.consume(f"orders.{event.type}", event) as tx:
-            if tx is not None:
-                copy_order(tx.session, event)
+            record_order_statuses(tx.session, fresh)
 
     # --- extensions (support) ---------------------------------------------
 

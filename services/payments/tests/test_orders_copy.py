@@ -3,8 +3,11 @@
 from datetime import UTC, datetime, timedelta
 
 import eventlet
+from sqlmodel import Session
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
+from kernodeck_kit.db import make_engine
+from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from services.payments.tests.helpers import code_of, refusal
 
 ACC = "acc1"
@@ -56,3 +59,29 @@ def test_an_order_asked_for_just_before_its_event_arrives_is_waited_for(payments
     payment = payments_ready.create_order_payment(ACC, "o2", "BTC", "bitcoin")
     later.wait()
     assert (payment["order_id"], payment["amount_usd_cents"]) == ("o2", 18_900)
+
+
+def test_a_batch_of_status_changes_keeps_each_orders_newest(database_at):
+    """Several changes of one order in a batch, in any order: the newest stays (the later of two as new), and
+    one older than what is recorded changes nothing; orders never seen are kept for their creation."""
+    engine = make_engine(database_at("kernodeck_payments", "head"))
+    now = datetime.now(UTC)
+    with Session(engine) as session:
+        remember_order(session, created("known", now))
+        record_order_statuses(session, [changed("known", "provisioning", now + timedelta(seconds=5))])
+        record_order_statuses(
+            session,
+            [
+                changed("b", "paid", now + timedelta(seconds=2)),
+                changed("a", "cancelled", now + timedelta(seconds=1)),
+                changed("b", "provisioning", now + timedelta(seconds=3)),
+                changed("b", "running", now + timedelta(seconds=3)),  # as new as the one before: the later
+                changed("b", "paid", now + timedelta(seconds=2)),  # older, again
+                changed("known", "paid", now + timedelta(seconds=4)),  # older than what is recorded
+            ],
+        )
+        record_order_statuses(session, [])
+        session.commit()
+        statuses = {order_id: payable_order(session, order_id).status for order_id in ("a", "b", "known")}
+    engine.dispose()
+    assert statuses == {"a": "cancelled", "b": "running", "known": "provisioning"}

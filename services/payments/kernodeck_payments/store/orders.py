@@ -8,14 +8,7 @@ from kernodeck_payments.domain.orders import AWAITING_PAYMENT, PayableOrder
 from kernodeck_payments.store.tables import PayableOrderRow
 
 
-def copy_order(session: Session, event: OrderCreated | OrderStatusChanged) -> None:
-    if isinstance(event, OrderCreated):
-        _remember_order(session, event)
-    else:
-        _record_order_status(session, event)
-
-
-def _remember_order(session: Session, event: OrderCreated) -> None:
+def remember_order(session: Session, event: OrderCreated) -> None:
     """A new order, awaiting payment; a status that arrived before it is kept."""
     statement = insert_for(session, PayableOrderRow).values(
         order_id=event.order_id,
@@ -41,18 +34,23 @@ def _remember_order(session: Session, event: OrderCreated) -> None:
     )
 
 
-def _record_order_status(session: Session, event: OrderStatusChanged) -> None:
-    """The order's status as of the event, unless a newer one is recorded already."""
-    statement = insert_for(session, PayableOrderRow).values(
-        order_id=event.order_id, account_id=event.account_id, status=event.status, status_at=event.occurred_at
-    )
+def record_order_statuses(session: Session, events: list[OrderStatusChanged]) -> None:
+    """Each order's status as of the newest of `events` about it (of two as new, the later), unless a newer one
+    is recorded already: one statement, many parameter sets, applied in the order of the orders' ids."""
+    if not events:
+        return
+    statement = insert_for(session, PayableOrderRow)
     excluded = statement.excluded
     session.execute(
         statement.on_conflict_do_update(
             index_elements=["order_id"],
             set_={"status": excluded.status, "status_at": excluded.status_at},
             where=PayableOrderRow.status_at <= excluded.status_at,
-        )
+        ),
+        [
+            {"order_id": e.order_id, "account_id": e.account_id, "status": e.status, "status_at": e.occurred_at}
+            for e in sorted(events, key=lambda e: e.order_id)  # stable: one order's events stay in their order
+        ],
     )
 
 
