@@ -14,6 +14,9 @@ is a connection the broker had already closed: before publishing, whatever the b
 connection is read (it only ever sends a close, an error, or connection.blocked and unblocked around a
 resource alarm, which keep it), and a publish that fails on a dead connection is sent again on a new one.
 
+Requests are consumed on a connection of their own (RpcQueueConsumer), not the one nameko's event handlers
+and RPC proxies share, and reach their entrypoint without a green thread of their own in between.
+
 A service uses this `rpc` for all of its entrypoints or none: nameko's would consume the same queue.
 """
 
@@ -34,6 +37,7 @@ from nameko.constants import (
     LOGIN_METHOD_CONFIG_KEY,
 )
 from nameko.exceptions import IncorrectSignature, UnserializableValueError, serialize
+from nameko.messaging import QueueConsumer
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +120,22 @@ def encode_reply(content_type: str, result, exc_info) -> tuple[bytes, str, str, 
     return body, content_type, encoding, result, exc_info
 
 
+class RpcQueueConsumer(QueueConsumer):
+    """nameko's queue consumer, for the rpc entrypoint alone (a connection of its own): a request goes to its
+    entrypoint from the consumer's green thread, which starts the worker, while the worker pool has room.
+    nameko's hands each request to a green thread of its own first, a switch through the hub more on every
+    call, so that the consumer never waits for room in the pool: with the pool full, it still does that."""
+
+    def handle_message(self, provider, body, message):
+        if self.container._worker_pool.free():
+            provider.handle_message(body, message)
+        else:
+            super().handle_message(provider, body, message)
+
+
 class RpcConsumer(nameko_rpc.RpcConsumer):
+    queue_consumer = RpcQueueConsumer()
+
     def setup(self):
         super().setup()
         config = self.container.config

@@ -3,9 +3,11 @@ reply, large ones included, errors travel as nameko's, and replies keep coming a
 connection they are published on."""
 
 import eventlet
+import eventlet.event
 import pytest
 from nameko.exceptions import IncorrectSignature, RemoteError
 from nameko.standalone.rpc import ClusterRpcProxy
+from nameko.timer import timer
 
 from kernodeck_kit.rpc import rpc
 
@@ -47,6 +49,37 @@ def test_errors_travel_as_nameko_reports_them(echoer):
         echoer.unencodable()
     assert unencodable.value.exc_type == "UnserializableValueError"
     assert echoer.echo("still answering") == "still answering"
+
+
+class Gate:
+    """A timer's worker holds the only slot of the worker pool until the gate opens."""
+
+    name = "gate"
+    held = eventlet.event.Event()
+    opened = eventlet.event.Event()
+
+    @timer(interval=3600, eager=True)
+    def hold(self):
+        Gate.held.send()
+        Gate.opened.wait()
+
+    @rpc
+    def echo(self, value):
+        return value
+
+
+def test_a_request_finding_the_worker_pool_full_is_answered_once_there_is_room(
+    container_factory, rabbit_config, rabbit_manager
+):
+    container_factory(Gate, {**rabbit_config, "max_workers": 1}).start()
+    Gate.held.wait()
+    with ClusterRpcProxy(rabbit_config, timeout=30) as cluster:
+        reply = cluster.gate.echo.call_async("after the timer")
+        with eventlet.Timeout(60):  # until the service holds the request (the management API's statistics lag)
+            while not rabbit_manager.get_queue(rabbit_config["vhost"], "rpc-gate").get("messages_unacknowledged"):
+                eventlet.sleep(0.2)
+        Gate.opened.send()
+        assert reply.result() == "after the timer"
 
 
 def reply_connections(rabbit_manager, vhost: str) -> list[str]:
