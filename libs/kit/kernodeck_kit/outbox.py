@@ -30,7 +30,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from kernodeck_contracts.events import Event
-from kernodeck_kit import metrics
+from kernodeck_kit import amqp_publish, metrics
 from kernodeck_kit.db import insert_for, is_postgres
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
 from kernodeck_kit.types import utcnow
@@ -138,7 +138,7 @@ class _ConfirmChannel:
                 delivery_mode=2,
                 message_id=row.event_id,
             )
-            self.channel.basic_publish(message, exchange=exchange, routing_key=row.event_type, mandatory=True)
+            amqp_publish.publish(self.channel, message, exchange, row.event_type, mandatory=True)
             self.last_tag += 1
             self.waiting[self.last_tag] = row
         if while_confirming is not None:

@@ -26,7 +26,6 @@ import select
 
 import amqp
 import kombu.serialization
-from amqp import spec
 from eventlet import patcher
 from eventlet.semaphore import Semaphore
 from kombu import Connection
@@ -38,6 +37,8 @@ from nameko.constants import (
 )
 from nameko.exceptions import IncorrectSignature, UnserializableValueError, serialize
 from nameko.messaging import QueueConsumer
+
+from kernodeck_kit import amqp_publish
 
 log = logging.getLogger(__name__)
 
@@ -64,16 +65,13 @@ class ReplyConnection:
         self._turn = Semaphore()
 
     def publish(self, message: amqp.Message, exchange: str, routing_key: str) -> None:
-        # basic.publish sent as is: py-amqp's basic_publish would first try a read of its own on every
-        # publish (a recv that times out, for connection.blocked), which _open's poll already stands for.
-        arguments = (0, exchange, routing_key, False, False)  # ticket, exchange, key, mandatory, immediate
         with self._turn:
             try:
-                self._open().send_method(spec.Basic.Publish, "Bssbb", arguments, message)
+                amqp_publish.publish(self._open(), message, exchange, routing_key, mandatory=False)
             except self._connection.connection_errors:
                 log.info("the rpc reply connection failed; publishing on a new one", exc_info=True)
                 self._drop()
-                self._open().send_method(spec.Basic.Publish, "Bssbb", arguments, message)
+                amqp_publish.publish(self._open(), message, exchange, routing_key, mandatory=False)
 
     def close(self) -> None:
         with self._turn:
