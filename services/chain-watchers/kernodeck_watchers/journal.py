@@ -15,7 +15,7 @@ from kernodeck_contracts.events import (
 from kernodeck_kit.outbox import Store, Tx
 from kernodeck_watchers import metrics
 from kernodeck_watchers.domain.transfers import Kind, Tracked
-from kernodeck_watchers.store.queries import get_tracked, lock_sequence, save_sequence, save_tracked
+from kernodeck_watchers.store.queries import get_tracked, lock_sequence, save_sequence, save_tracked, tracked_among
 
 EVENTS: dict[Kind, type[ChainTransfer]] = {
     Kind.SEEN: TransferSeen,
@@ -51,14 +51,27 @@ class Journal:
         self.now = now
         self.kinds: list[Kind] = []
         self.saved: dict[tuple[str, int], Tracked] = {}  # written together as the journal ends
+        self.stored: dict[tuple[str, int], Tracked | None] = {}  # read ahead by `load`, None: not stored
 
     @property
     def session(self):
         return self.tx.session
 
+    def load(self, keys: set[tuple[str, int]]) -> None:
+        """Reads the stored transfers of these (txid, index) keys at once, for `known`: a busy block's hundreds
+        of transfers in one query instead of one each. What is stored cannot change meanwhile: every journal
+        of the network holds its sequence's lock."""
+        self.stored.update(dict.fromkeys(keys))
+        self.stored.update(tracked_among(self.session, self.network, keys))
+
     def known(self, txid: str, index: int) -> Tracked | None:
         """The transfer as this journal recorded it, else as stored."""
-        return self.saved.get((txid, index)) or get_tracked(self.session, self.network, txid, index)
+        key = (txid, index)
+        if key in self.saved:
+            return self.saved[key]
+        if key in self.stored:
+            return self.stored[key]
+        return get_tracked(self.session, self.network, txid, index)
 
     def record(self, tracked: Tracked, kind: Kind | None) -> None:
         """Save the transfer as it is now and, when `kind` says something happened, announce it."""

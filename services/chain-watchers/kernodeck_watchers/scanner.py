@@ -28,10 +28,10 @@ from kernodeck_watchers.store.queries import (
     add_scanned_block,
     forget_blocks_above,
     get_cursor,
-    get_tracked,
     save_cursor,
     scanned_blocks,
     scanned_hash,
+    tracked_among,
     tracked_in_blocks,
     tracked_in_state,
 )
@@ -132,6 +132,7 @@ class Scanner:
     def _commit_block(self, cursor: Cursor, block: BlockRef, found: list[SeenTransfer], tip_height: int) -> Cursor:
         with journal(self.store, self.network, self.clock()) as entry:
             self._check(entry, cursor)
+            entry.load({(seen.txid, seen.index) for seen in found})
             for seen in found:
                 known = entry.known(seen.txid, seen.index)
                 entry.record(*transfers.in_block(known, seen, block, tip_height, self._required(seen)))
@@ -187,8 +188,9 @@ class Scanner:
 
         def settled(session: Session, now: datetime) -> list[Change]:
             changes = []
+            stored = tracked_among(session, self.network, still)
             for seen in pending:
-                known = get_tracked(session, self.network, seen.txid, seen.index)
+                known = stored.get((seen.txid, seen.index))
                 noticed, kind = transfers.in_mempool(known, seen, now, self._required(seen))
                 if kind is not None:
                     changes.append((noticed, kind))

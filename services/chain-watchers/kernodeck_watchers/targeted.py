@@ -14,7 +14,7 @@ from kernodeck_kit.outbox import Store
 from kernodeck_watchers.chains.base import ChainClient
 from kernodeck_watchers.domain import transfers
 from kernodeck_watchers.journal import journal
-from kernodeck_watchers.store.queries import get_cursor, scanned_hash
+from kernodeck_watchers.store.queries import get_cursor, scanned_hashes
 
 
 def look_at(
@@ -35,14 +35,12 @@ def look_at(
     found = client.address_activity(list(required), max(newest - blocks_back + 1, 0))
     with journal(store, network, now()) as entry:
         cursor = get_cursor(entry.session, network)
+        entry.load({(seen.txid, seen.index) for seen, _ in found})
+        scanned = scanned_hashes(entry.session, network, {block.height for _, block in found if block is not None})
         for seen, block in found:
             known = entry.known(seen.txid, seen.index)
             if block is None:
                 entry.record(*transfers.in_mempool(known, seen, entry.now, required[seen.address]))
-            elif (
-                cursor is not None
-                and block.height <= cursor.height
-                and scanned_hash(entry.session, network, block.height) == block.hash
-            ):
+            elif cursor is not None and block.height <= cursor.height and scanned.get(block.height) == block.hash:
                 entry.record(*transfers.in_block(known, seen, block, cursor.height, required[seen.address]))
         return len(entry.kinds)

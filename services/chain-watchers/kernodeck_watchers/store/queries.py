@@ -118,6 +118,16 @@ def scanned_hash(session: Session, network: str, height: int) -> str | None:
     return None if row is None else row.hash
 
 
+def scanned_hashes(session: Session, network: str, heights: set[int]) -> dict[int, str]:
+    """The remembered blocks at these heights, hash by height: one query for them all."""
+    if not heights:
+        return {}
+    query = select(ScannedBlockRow.height, ScannedBlockRow.hash).where(
+        ScannedBlockRow.network == network, ScannedBlockRow.height.in_(heights)
+    )
+    return dict(session.exec(query).all())
+
+
 def forget_blocks_above(session: Session, network: str, height: int) -> list[str]:
     """Drop the scanned blocks above `height`; their hashes."""
     above = (ScannedBlockRow.network == network, ScannedBlockRow.height > height)
@@ -132,6 +142,18 @@ def forget_blocks_above(session: Session, network: str, height: int) -> list[str
 def get_tracked(session: Session, network: str, txid: str, index: int) -> Tracked | None:
     row = session.get(TrackedTransferRow, (network, txid, index))
     return None if row is None else _tracked(row)
+
+
+def tracked_among(session: Session, network: str, keys: set[tuple[str, int]]) -> dict[tuple[str, int], Tracked]:
+    """The stored transfers of these (txid, index) keys, by key: one query for a block's or a look's transfers
+    (the rest of their transactions' outputs read and left)."""
+    if not keys:
+        return {}
+    query = select(TrackedTransferRow).where(
+        TrackedTransferRow.network == network, TrackedTransferRow.txid.in_({txid for txid, _ in keys})
+    )
+    found = (_tracked(row) for row in session.exec(query))
+    return {(tracked.txid, tracked.index): tracked for tracked in found if (tracked.txid, tracked.index) in keys}
 
 
 def tracked_in_state(session: Session, network: str, state: State) -> list[Tracked]:

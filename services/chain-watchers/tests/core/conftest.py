@@ -4,10 +4,12 @@ with the service's own scripts. Tests reach the fake and the helpers through fix
 import hashlib
 import itertools
 from collections.abc import Callable, Collection, Container
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import event
 
 from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer
 from kernodeck_watchers.domain.progress import Progress
@@ -214,3 +216,24 @@ def make_scanner(store, chain, watched, clock):
 def pay():
     """`pay(address, amount, index=0, txid=None)` -> a SeenTransfer with a fresh txid."""
     return transfer
+
+
+@pytest.fixture
+def counted_reads(store):
+    """`with counted_reads() as reads:` -> the SELECT statements the store sent meanwhile."""
+
+    @contextmanager
+    def counting():
+        reads: list[str] = []
+
+        def count(_conn, _cursor, statement, *_args):
+            if statement.lstrip().upper().startswith("SELECT"):
+                reads.append(statement)
+
+        event.listen(store.engine, "before_cursor_execute", count)
+        try:
+            yield reads
+        finally:
+            event.remove(store.engine, "before_cursor_execute", count)
+
+    return counting

@@ -40,3 +40,14 @@ def test_a_journal_that_fails_writes_nothing(store):
         entry.record(SEEN, Kind.SEEN)
         raise RuntimeError("the node went away")
     assert stored(store, "tx1") is None
+
+
+def test_transfers_read_ahead_are_known_as_stored_and_what_the_journal_records_comes_first(store):
+    with journal(store, "bitcoin", T0) as entry:
+        entry.record(MINED, Kind.CONFIRMATIONS)
+    with journal(store, "bitcoin", T0) as entry:
+        entry.load({("tx1", 0), ("tx2", 0)})
+        assert (entry.known("tx1", 0), entry.known("tx2", 0)) == (MINED, None)
+        entry.record(OTHER, Kind.SEEN)
+        assert entry.known("tx2", 0) == OTHER
+        assert entry.known("tx1", 1) is None  # not read ahead: read when asked

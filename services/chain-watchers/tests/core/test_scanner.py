@@ -30,6 +30,47 @@ def test_the_first_pass_starts_after_the_tip_and_then_scans_every_new_block(make
         assert get_cursor(session, chain.network).hash == paid.hash
 
 
+def test_a_block_paying_many_watched_addresses_takes_no_more_reads_than_one_paying_one(
+    make_scanner, chain, watched, pay, counted_reads
+):
+    """A busy block's transfers: what is stored of them is read in one query, not one per transfer."""
+    scanner = make_scanner()
+    scanner.run()
+
+    def reads_of_a_block_paying(count: int) -> int:
+        addresses = [f"busy-{count}-{n}" for n in range(count)]
+        for address in addresses:
+            watched.add(address, 1)  # confirmed in its block: nothing left to count by the next pass
+        chain.mine(*(pay(address, 5, index=n, txid=f"busy-{count}") for n, address in enumerate(addresses)))
+        with counted_reads() as reads:
+            scanner.run()
+        return len(reads)
+
+    one = reads_of_a_block_paying(1)
+    assert reads_of_a_block_paying(40) <= one
+
+
+def test_a_mempool_holding_many_payments_takes_no_more_reads_than_one_holding_one(
+    make_scanner, chain, watched, pay, counted_reads
+):
+    scanner = make_scanner()
+    scanner.run()
+
+    def reads_of_a_pass_over_a_mempool_of(count: int) -> int:
+        for n in range(count):
+            watched.add(f"pending-{count}-{n}", 3)
+            chain.send(pay(f"pending-{count}-{n}", 5, index=n, txid=f"pending-{count}"))
+        scanner.run()  # seen
+        with counted_reads() as reads:
+            scanner.run()  # still there
+        chain.mine()
+        scanner.run()
+        return len(reads)
+
+    one = reads_of_a_pass_over_a_mempool_of(1)
+    assert reads_of_a_pass_over_a_mempool_of(40) <= one
+
+
 def test_the_scan_reads_its_delay_behind_the_tip(make_scanner, chain, store, events, pay):
     scanner = make_scanner(tip_delay=2)
     scanner.run()

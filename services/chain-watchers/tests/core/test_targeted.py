@@ -104,3 +104,23 @@ def test_a_transfer_recorded_during_a_pass_is_not_reverted_by_that_pass(
     assert events.kinds() == [("transfer_seen", sent[0].txid, 0)]  # the mempool it read predates the payment
     scanner.run()
     assert events.kinds() == []
+
+
+def test_a_look_at_many_paid_addresses_takes_no_more_reads_than_a_look_at_one(
+    make_scanner, store, chain, clock, pay, counted_reads
+):
+    """A busy block's new watches looked at together: their stored transfers and blocks are read in one query
+    each, not one per transfer."""
+    scanner = make_scanner()
+    scanner.run()
+
+    def reads_of_a_look_at(count: int) -> int:
+        addresses = {f"{LATE}-{count}-{n}": 2 for n in range(count)}
+        chain.mine(*(pay(address, 5, index=n, txid=f"busy-{count}") for n, address in enumerate(addresses)))
+        scanner.run()
+        with counted_reads() as reads:
+            assert look_at(store, chain, addresses, 10, clock) == count
+        return len(reads)
+
+    one = reads_of_a_look_at(1)
+    assert reads_of_a_look_at(40) <= one
