@@ -21,11 +21,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from amqp import Message, spec
 from kombu import Connection
 from nameko.amqp.publish import UndeliverableMessage
-from sqlalchemy import delete, update
+from sqlalchemy import delete, insert, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
@@ -37,7 +38,32 @@ from kernodeck_kit.types import utcnow
 
 log = logging.getLogger(__name__)
 
-PublishFn = Callable[[OutboxMessage], None]
+
+class OutboxRow(Protocol):
+    """What publishing reads of an outbox row: an `OutboxMessage` read back, or an `Emitted` one just written."""
+
+    id: int | None
+    event_id: str
+    source: str
+    event_type: str
+    payload: str
+    attempts: int
+
+
+@dataclass(slots=True)
+class Emitted:
+    """An event emitted in a transaction, as its outbox row is written, its id given once it is. Not an
+    `OutboxMessage`: building one of those cost 110 us an event, 45 ms of a busy block's 400."""
+
+    event_id: str
+    source: str
+    event_type: str
+    payload: str
+    attempts: int = 0
+    id: int | None = None
+
+
+PublishFn = Callable[[OutboxRow], None]
 WhileConfirming = Callable[[], None]  # called once the rows are sent, before their confirms are awaited
 CONFIRM_TIMEOUT_S = 10.0
 
@@ -47,11 +73,11 @@ class Published:
     """What became of a batch of rows: confirmed by the broker, returned as unroutable, or failed (not known
     to have reached the broker)."""
 
-    confirmed: list[OutboxMessage] = field(default_factory=list)
-    unroutable: list[OutboxMessage] = field(default_factory=list)
-    failed: list[OutboxMessage] = field(default_factory=list)
+    confirmed: list[OutboxRow] = field(default_factory=list)
+    unroutable: list[OutboxRow] = field(default_factory=list)
+    failed: list[OutboxRow] = field(default_factory=list)
 
-    def only(self, rows: list[OutboxMessage]) -> "Published":
+    def only(self, rows: list[OutboxRow]) -> "Published":
         ids = {row.id for row in rows}
         return Published(
             *([row for row in part if row.id in ids] for part in (self.confirmed, self.unroutable, self.failed))
@@ -69,14 +95,14 @@ class AmqpPublisher:
         self._idle: list[_ConfirmChannel] = []  # channels in confirm mode, one per concurrent publisher
         self._closed = False
 
-    def __call__(self, row: OutboxMessage) -> None:
+    def __call__(self, row: OutboxRow) -> None:
         published = self.many([row])
         if published.unroutable:
             raise UndeliverableMessage()
         if published.failed:
             raise ConnectionError("the broker did not confirm the event")
 
-    def many(self, rows: list[OutboxMessage], while_confirming: WhileConfirming | None = None) -> Published:
+    def many(self, rows: list[OutboxRow], while_confirming: WhileConfirming | None = None) -> Published:
         """Raises when the broker cannot be reached: then none of the rows is known to be published."""
         reused = bool(self._idle)
         channel = self._idle.pop() if reused else _ConfirmChannel(self.amqp_uri)
@@ -119,11 +145,11 @@ class _ConfirmChannel:
         self.channel.events["basic_return"].add(self._returned)
         self.declared: set[str] = set()
         self.last_tag = 0  # the broker numbers a channel's messages from 1
-        self.waiting: dict[int, OutboxMessage] = {}
+        self.waiting: dict[int, OutboxRow] = {}
         self.returned: set[str] = set()
-        self.nacked: list[OutboxMessage] = []
+        self.nacked: list[OutboxRow] = []
 
-    def publish(self, rows: list[OutboxMessage], while_confirming: WhileConfirming | None = None) -> Published:
+    def publish(self, rows: list[OutboxRow], while_confirming: WhileConfirming | None = None) -> Published:
         self.returned.clear()
         self.nacked.clear()
         for row in rows:
@@ -162,7 +188,7 @@ class _ConfirmChannel:
         except Exception:
             log.debug("closing a broken publishing connection failed", exc_info=True)
 
-    def _settled(self, tag: int, multiple: bool) -> list[OutboxMessage]:
+    def _settled(self, tag: int, multiple: bool) -> list[OutboxRow]:
         tags = [t for t in self.waiting if t <= tag] if multiple else [tag]
         return [self.waiting.pop(t) for t in tags if t in self.waiting]
 
@@ -188,19 +214,44 @@ class Tx:
     def __init__(self, session: Session, source: str):
         self.session = session
         self.source = source
-        self.emitted: list[OutboxMessage] = []
+        self.emitted: list[Emitted] = []
 
     def emit(self, event: Event) -> None:
         if event.source != self.source:
             raise ValueError(f"{self.source} cannot emit {event.source}.{event.type}")
-        row = OutboxMessage(
-            event_id=event.event_id,
-            source=event.source,
-            event_type=event.type,
-            payload=json.dumps(event.to_message()),
-        )
-        self.session.add(row)
-        self.emitted.append(row)
+        self.emitted.append(Emitted(event.event_id, event.source, event.type, json.dumps(event.to_message())))
+
+    def write_emitted(self) -> None:
+        """Inserts the emitted events' rows as the transaction ends, in the order they were emitted, and gives
+        each its id: on PostgreSQL one statement returns them, on SQLite (which SQLAlchemy would send row by
+        row to return them) one executemany, then one read of their ids. 400 events of a busy block: 85 ms
+        through the ORM on SQLite, 14 ms this way."""
+        if not self.emitted:
+            return
+        now = utcnow()
+        rows = [
+            {
+                "event_id": row.event_id,
+                "source": row.source,
+                "event_type": row.event_type,
+                "payload": row.payload,
+                "created_at": now,
+                "attempts": row.attempts,
+            }
+            for row in self.emitted
+        ]
+        if is_postgres(self.session.get_bind()):
+            returning = OutboxMessage.id, OutboxMessage.event_id
+            written = self.session.execute(insert(OutboxMessage).returning(*returning), rows)
+        else:
+            self.session.execute(insert(OutboxMessage), rows)
+            event_ids = [row["event_id"] for row in rows]
+            written = self.session.execute(
+                select(OutboxMessage.id, OutboxMessage.event_id).where(OutboxMessage.event_id.in_(event_ids))
+            )
+        ids = {event_id: row_id for row_id, event_id in written}
+        for row in self.emitted:
+            row.id = ids[row.event_id]
 
     def first_delivery(self, consumer: str, event_id: str) -> bool:
         """Record `event_id` for `consumer`; False when it was applied before.
@@ -230,14 +281,14 @@ class OutboxRelay:
         self.service = service
         self.publish = publish
 
-    def publish_rows(self, rows: list[OutboxMessage]) -> None:
+    def publish_rows(self, rows: list[OutboxRow]) -> None:
         """Publish rows just committed by this worker and mark them sent (on PostgreSQL those it could lock)."""
         with Session(self.engine) as session:
             lock = _RowLock(lambda: self._lock_unsent(session, rows)) if is_postgres(self.engine) else None
             self._send(session, rows, lock)
 
     @staticmethod
-    def _lock_unsent(session: Session, rows: list[OutboxMessage]) -> list[OutboxMessage]:
+    def _lock_unsent(session: Session, rows: list[OutboxRow]) -> list[OutboxRow]:
         """Those of `rows` not sent yet, locked until they are marked sent: the relay (SKIP LOCKED) passes over
         them while the broker confirms them, and those it holds or has sent already are left to it (the worker
         has published them too, which idempotent consumers ignore: the relay takes only rows older than its
@@ -287,7 +338,7 @@ class OutboxRelay:
             session.commit()
             return removed
 
-    def _send(self, session: Session, rows: list[OutboxMessage], lock: "_RowLock | None" = None) -> int:
+    def _send(self, session: Session, rows: list[OutboxRow], lock: "_RowLock | None" = None) -> int:
         """Publish `rows` and record what became of them; with a `lock`, of those it locked only."""
         published = self._publish(rows, lock) if rows else Published()
         if lock is not None:
@@ -310,7 +361,7 @@ class OutboxRelay:
         session.commit()
         return len(published.confirmed)
 
-    def _publish(self, rows: list[OutboxMessage], while_confirming: WhileConfirming | None = None) -> Published:
+    def _publish(self, rows: list[OutboxRow], while_confirming: WhileConfirming | None = None) -> Published:
         """All at once when the publisher can (AmqpPublisher.many, `while_confirming` called while the broker
         confirms), else one by one after `while_confirming`, stopping at a failure (the broker is likely down: the
         relay keeps their order when it tries again)."""
@@ -336,7 +387,7 @@ class OutboxRelay:
         return published
 
     @staticmethod
-    def _count_attempt(session: Session, row: OutboxMessage) -> None:
+    def _count_attempt(session: Session, row: OutboxRow) -> None:
         session.execute(update(OutboxMessage).where(OutboxMessage.id == row.id).values(attempts=row.attempts + 1))
 
 
@@ -344,9 +395,9 @@ class _RowLock:
     """A worker's lock on the rows it publishes, taken once (called by the publisher while the broker confirms,
     or by `rows()` when the publisher never got that far); `rows()`: those locked, or what the lock raised."""
 
-    def __init__(self, take: Callable[[], list[OutboxMessage]]):
+    def __init__(self, take: Callable[[], list[OutboxRow]]):
         self._take = take
-        self._locked: list[OutboxMessage] | None = None
+        self._locked: list[OutboxRow] | None = None
         self._error: Exception | None = None
 
     def __call__(self) -> None:
@@ -356,7 +407,7 @@ class _RowLock:
             except Exception as error:  # not the broker's: raised by rows(), once the publisher is done
                 self._error = error
 
-    def rows(self) -> list[OutboxMessage]:
+    def rows(self) -> list[OutboxRow]:
         self()
         if self._error is not None:
             raise self._error
@@ -376,6 +427,7 @@ class Store:
         with Session(self.engine, expire_on_commit=False) as session:
             tx = Tx(session, self.source)
             yield tx
+            tx.write_emitted()
             session.commit()
         if tx.emitted and self.relay is not None:
             try:

@@ -14,7 +14,7 @@ from nameko.standalone.rpc import ServiceRpcProxy
 from prometheus_client import REGISTRY
 from sqlalchemy import event as sa_event
 from sqlalchemy import update
-from sqlmodel import Session, select
+from sqlmodel import Session, SQLModel, select
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_kit import metrics, nameko_deps
@@ -336,3 +336,42 @@ def test_the_relay_reports_the_backlog_and_the_age_of_its_oldest_row(config):
     assert REGISTRY.get_sample_value("kernodeck_outbox_pending", labels) == 0
     assert REGISTRY.get_sample_value("kernodeck_outbox_oldest_pending_age_seconds", labels) == 0
     engine.dispose()
+
+
+@pytest.fixture(params=["postgresql", "sqlite"])
+def outbox_engine(request, tmp_path):
+    """An engine on a database holding the kit's tables: PostgreSQL, then SQLite."""
+    if request.param == "postgresql":
+        url = request.getfixturevalue("pg_database")()
+    else:
+        url = f"sqlite:///{tmp_path / 'kit.db'}"
+        SQLModel.metadata.create_all(make_engine(url), tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
+    engine = make_engine(url)
+    yield engine
+    engine.dispose()
+
+
+def test_a_transactions_events_are_written_in_the_order_emitted_each_with_its_id(outbox_engine):
+    store = Store(outbox_engine, "orders", relay=None)
+    with store.transaction() as tx:
+        tx.emit(order_created("before"))
+    with store.transaction() as tx:
+        for n in range(50):
+            tx.emit(order_created(f"o-{n}"))
+    with Session(outbox_engine) as session:
+        rows = session.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+    assert [json.loads(row.payload)["order_id"] for row in rows] == ["before", *(f"o-{n}" for n in range(50))]
+    assert [row.id for row in rows[1:]] == [emitted.id for emitted in tx.emitted]
+    assert {(row.source, row.event_type, row.attempts, row.sent_at) for row in rows} == {
+        ("orders", "order_created", 0, None)
+    }
+    assert len({row.created_at for row in rows[1:]}) == 1  # the transaction's time, for the relay's age
+
+
+def test_a_transaction_that_fails_writes_none_of_its_events(outbox_engine):
+    store = Store(outbox_engine, "orders", relay=None)
+    with pytest.raises(RuntimeError), store.transaction() as tx:
+        tx.emit(order_created("o-1"))
+        raise RuntimeError("the state change failed")
+    with Session(outbox_engine) as session:
+        assert session.exec(select(OutboxMessage)).all() == []
