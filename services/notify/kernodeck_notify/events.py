@@ -3,7 +3,8 @@
 nameko publishes an event on the durable topic exchange `<source>.events`
 with the event type as routing key and its JSON as body. Notify binds one
 durable queue of its own, `notify.events`, to every event it reads, and
-takes them one at a time, in the order they arrived. An event that cannot be
+takes those that have arrived together, in one transaction, in the order they
+arrived (a busy block's hundreds of payments come at once). An event that cannot be
 read (a malformed body, a newer schema), or whose values the database
 refuses for good, is set aside in `notify.dead-letters` for an operator
 instead of blocking the queue; `kernodeck-admin dead-letters` (the kit's) lists,
@@ -11,6 +12,8 @@ replays or drops them, a replayed one coming back by the default exchange
 with its origin in the kit's headers.
 """
 
+import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable
@@ -27,7 +30,7 @@ from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
 from kernodeck_notify.database import in_thread
 from kernodeck_notify.domain.notices import TOLD_EVENTS
-from kernodeck_notify.use_cases import apply_event
+from kernodeck_notify.use_cases import apply_events
 
 QUEUE = "notify.events"
 DEAD_LETTERS = dead_letters.queue_name("notify")
@@ -61,34 +64,64 @@ async def bind(channel: aio_pika.abc.AbstractChannel) -> AbstractQueue:
 
 
 async def consume(queue: AbstractQueue, db: Store, public_url: str, on_queued: Callable[[], None]) -> None:
-    """Apply the events until cancelled."""
-    async with queue.iterator() as messages:
-        async for message in messages:
-            try:
-                event = decode(message)
-            except ValueError as error:  # a malformed body, or one pydantic refuses
-                await _set_aside(message, str(error))
-                continue
-            queued = await in_thread(_apply, db, event, public_url)
-            if queued is None:
-                await _set_aside(message, "the database refused what it carries")
-                continue
-            if queued:
+    """Apply the events until cancelled: those already arrived together, in one transaction (a busy block's
+    hundreds of payments come at once), in the order they arrived."""
+    arrived: asyncio.Queue[AbstractIncomingMessage] = asyncio.Queue()
+
+    async def receive(message: AbstractIncomingMessage) -> None:
+        arrived.put_nowait(message)
+
+    tag = await queue.consume(receive)
+    try:
+        while True:
+            messages = [await arrived.get()]
+            while len(messages) < PREFETCH and not arrived.empty():
+                messages.append(arrived.get_nowait())
+            if await _apply_all(messages, db, public_url):
                 on_queued()
-            try:
-                await message.ack()
-            except (AMQPError, ChannelInvalidStateError, ConnectionError):
-                # The connection dropped: the broker delivers the event again, and it is recognised then.
-                log.warning("an event's acknowledgement was lost", extra={"event_id": event.event_id})
+    finally:
+        with contextlib.suppress(AMQPError, ChannelInvalidStateError, ConnectionError):
+            await queue.cancel(tag)
 
 
-def _apply(db: Store, event: Event, public_url: str) -> int | None:
-    """The messages queued; None when the database refuses the event's values for good (a value too long for
+async def _apply_all(messages: list[AbstractIncomingMessage], db: Store, public_url: str) -> int:
+    """Applies and acknowledges `messages`; how many chat messages that queued. An event that cannot be read
+    is set aside; when the database refuses a batch, its events are applied one by one, so that only what it
+    refuses is set aside."""
+    readable = []
+    for message in messages:
+        try:
+            readable.append((message, decode(message)))
+        except ValueError as error:  # a malformed body, or one pydantic refuses
+            await _set_aside(message, str(error))
+    if not readable:
+        return 0
+    queued = await in_thread(_apply, db, [event for _, event in readable], public_url)
+    if queued is None and len(readable) > 1:
+        return sum([await _apply_all([message], db, public_url) for message, _ in readable])
+    if queued is None:
+        await _set_aside(readable[0][0], "the database refused what it carries")
+        return 0
+    for message, event in readable:
+        await _ack(message, event)
+    return queued
+
+
+async def _ack(message: AbstractIncomingMessage, event: Event) -> None:
+    try:
+        await message.ack()
+    except (AMQPError, ChannelInvalidStateError, ConnectionError):
+        # The connection dropped: the broker delivers the event again, and it is recognised then.
+        log.warning("an event's acknowledgement was lost", extra={"event_id": event.event_id})
+
+
+def _apply(db: Store, events: list[Event], public_url: str) -> int | None:
+    """The messages queued; None when the database refuses the events' values for good (a value too long for
     its column...), which no retry would change. A database that is away raises, and is tried again."""
     try:
-        return apply_event(db, event, public_url, utcnow())
+        return apply_events(db, events, public_url, utcnow())
     except (DataError, IntegrityError):
-        log.exception("an event the database refuses", extra={"event_id": event.event_id})
+        log.exception("events the database refuses", extra={"event_ids": [event.event_id for event in events]})
         return None
 
 

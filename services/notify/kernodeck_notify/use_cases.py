@@ -54,26 +54,34 @@ def apply_event(db: Store, event: Event, public_url: str, now: datetime) -> int:
     Returns how many messages were queued (0 for a redelivery).
     """
     with db.consume(EVENTS_CONSUMER, event) as tx:
-        if tx is None:
-            return 0
-        session = tx.session
-        if isinstance(event, TelegramLinkRequested):
-            link = PendingLink(event.token_hash, event.account_id, event.language, event.expires_at)
-            store.add_link_token(session, link)
-        elif isinstance(event, TelegramUnlinkRequested):
-            return _unlink_account(session, event, public_url, now)
-        elif isinstance(event, OrderCreated):
-            store.save_order_status(session, event.order_id, event.account_id, "awaiting_payment", event.occurred_at)
-        elif isinstance(event, OrderStatusChanged):
-            store.save_order_status(session, event.order_id, event.account_id, event.status, event.occurred_at)
-        notice = notice_for(event)
-        if notice is None:
-            return 0
-        chats = store.chats_of(session, notice.account_id)
-        for chat in chats:
-            message = compose(notice, chat.language, public_url)
-            store.queue_message(session, event.event_id, chat.chat_id, chat.account_id, notice.kind, message, now)
-        return len(chats)
+        return 0 if tx is None else _applied(tx.session, event, public_url, now)
+
+
+def apply_events(db: Store, events: list[Event], public_url: str, now: datetime) -> int:
+    """`apply_event` for each of `events` in order, in one transaction (those applied before are passed over);
+    how many messages they queued."""
+    with db.consume_each(EVENTS_CONSUMER, events) as (tx, fresh):
+        return sum(_applied(tx.session, event, public_url, now) for event in fresh)
+
+
+def _applied(session: Session, event: Event, public_url: str, now: datetime) -> int:
+    if isinstance(event, TelegramLinkRequested):
+        link = PendingLink(event.token_hash, event.account_id, event.language, event.expires_at)
+        store.add_link_token(session, link)
+    elif isinstance(event, TelegramUnlinkRequested):
+        return _unlink_account(session, event, public_url, now)
+    elif isinstance(event, OrderCreated):
+        store.save_order_status(session, event.order_id, event.account_id, "awaiting_payment", event.occurred_at)
+    elif isinstance(event, OrderStatusChanged):
+        store.save_order_status(session, event.order_id, event.account_id, event.status, event.occurred_at)
+    notice = notice_for(event)
+    if notice is None:
+        return 0
+    chats = store.chats_of(session, notice.account_id)
+    for chat in chats:
+        message = compose(notice, chat.language, public_url)
+        store.queue_message(session, event.event_id, chat.chat_id, chat.account_id, notice.kind, message, now)
+    return len(chats)
 
 
 def _unlink_account(session: Session, event: TelegramUnlinkRequested, public_url: str, now: datetime) -> int:

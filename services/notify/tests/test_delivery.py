@@ -233,3 +233,19 @@ def test_a_stop_waits_for_the_messages_that_are_out_so_a_restart_sends_nothing_t
     publish(vhost, order_created(account, "after-the-restart"))
     wait_orders(double, {801: ["out-at-the-stop", "after-the-restart"]})
     assert order_ids(double.api.messages(801)) == ["out-at-the-stop", "after-the-restart"]
+
+
+def test_a_burst_holding_an_event_the_database_refuses_sets_aside_that_one_and_applies_the_others_once(
+    notify_factory, fresh_postgres, double, vhost
+):
+    notify = notify_factory(fresh_postgres).start()
+    account = accounts(1)[0]
+    notify.link(901, account)
+    notify.stop()  # the burst waits in the queue, and is taken at once by the restarted process
+    burst = [order_created(account, f"burst-{n}") for n in range(5)]
+    publish(vhost, *burst[:2], order_created(account, "y" * 100), *burst[2:], burst[0])
+    notify.start()
+    wait_orders(double, {901: [event.order_id for event in burst]})
+    time.sleep(0.5)  # a duplicate would come right behind
+    assert order_ids(double.api.messages(901)) == [event.order_id for event in burst]
+    assert notify.metric("kernodeck_events_dead_lettered_total", 'service="notify"') == 1

@@ -8,7 +8,7 @@ from sqlmodel import select
 from kernodeck_contracts.events import OrderStatusChanged, TelegramUnlinkRequested
 from kernodeck_notify import store
 from kernodeck_notify.templates import TEMPLATES
-from kernodeck_notify.use_cases import ChatMessage, apply_chat_message, apply_event
+from kernodeck_notify.use_cases import ChatMessage, apply_chat_message, apply_event, apply_events
 from services.notify.tests.conftest import PUBLIC_URL, link_request
 from services.notify.tests.samples import ACCOUNT, order_created
 
@@ -87,6 +87,17 @@ def test_an_event_queues_one_message_per_linked_chat_in_its_language_and_a_redel
     assert [(row.chat_id, row.kind) for row in messages] == [(10, "order_created"), (11, "order_created")]
     assert messages[0].text.startswith("Order ") and messages[1].text.startswith("Đơn hàng ")
     assert all(f"{PUBLIC_URL}/orders/{event.order_id}" in row.text for row in messages)
+
+
+def test_events_applied_together_queue_their_messages_in_order_each_once(db):
+    linked(db, 10)
+    first, second, third = (order_created(order_id=f"o-{n}") for n in (1, 2, 3))
+    paid = OrderStatusChanged(order_id="o-1", account_id=ACCOUNT, status="paid", previous_status="awaiting_payment")
+    assert apply_events(db, [first, second, first], PUBLIC_URL, NOW) == 2  # an event twice in the batch: once
+    assert apply_events(db, [second, paid, third], PUBLIC_URL, NOW) == 1  # the redelivered one passed over
+    assert [row.source_key for row in queued(db, 10)][-3:] == [first.event_id, second.event_id, third.event_id]
+    with db.read() as session:
+        assert session.get(store.OrderRow, "o-1").status == "paid"
 
 
 def test_an_event_for_an_account_without_a_chat_queues_nothing(db):
