@@ -224,8 +224,8 @@ class Tx:
     def write_emitted(self) -> None:
         """Inserts the emitted events' rows as the transaction ends, in the order they were emitted, and gives
         each its id: on PostgreSQL one statement returns them, on SQLite (which SQLAlchemy would send row by
-        row to return them) one executemany, then one read of their ids. 400 events of a busy block: 85 ms
-        through the ORM on SQLite, 14 ms this way."""
+        row to return them) one executemany, then one read of their ids. 400 events of a busy block on SQLite,
+        their JSON included: 85 ms through the ORM, about 25 ms this way."""
         if not self.emitted:
             return
         now = utcnow()

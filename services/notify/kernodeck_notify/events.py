@@ -97,9 +97,9 @@ async def _apply_all(messages: list[AbstractIncomingMessage], db: Store, public_
     if not readable:
         return 0
     queued = await in_thread(_apply, db, [event for _, event in readable], public_url)
-    if queued is None and len(readable) > 1:
-        return sum([await _apply_all([message], db, public_url) for message, _ in readable])
     if queued is None:
+        if len(readable) > 1:
+            return sum([await _apply_all([message], db, public_url) for message, _ in readable])
         await _set_aside(readable[0][0], "the database refused what it carries")
         return 0
     for message, event in readable:
