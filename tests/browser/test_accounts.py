@@ -30,6 +30,8 @@ def test_log_out_then_log_in_from_another_browser_finds_the_same_order_and_balan
     configure(first, "rtx4090", 3, 1)
     first.get_by_label("Your SSH public key").fill("")
     first.get_by_role("button", name="Record the order").click()
+    # The quote of the configuration is answered after the click: the refusal stays until the customer acts.
+    expect(first.get_by_test_id("summary")).to_contain_text("PyTorch")
     expect(first.locator("#ssh-key-error")).to_contain_text("without it the machine cannot be delivered")
     steps.shot(first, "no-ssh-key")
     first.get_by_label("Your SSH public key").fill(TEST_ACCOUNT_KEY)

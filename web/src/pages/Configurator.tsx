@@ -23,7 +23,11 @@ export function Configurator() {
   const [config, setConfig] = useState<Configuration | null>(null);
   const [quote, setQuote] = useState<Schemas["Quote"] | null>(null);
   const [accountKey, setAccountKey] = useState<string | null>(null);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  // What the catalog or the quote answered, and why the order was refused: two states, so that a quote
+  // arriving after the customer pressed the button does not wipe the refusal off the form.
+  const [quoteProblem, setQuoteProblem] = useState<Problem | null>(null);
+  const [refusal, setRefusal] = useState<Problem | null>(null);
+  const problem = refusal ?? quoteProblem;
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
@@ -37,7 +41,7 @@ export function Configurator() {
         preparation: listing.preparations[0].id,
         ...kept,
       });
-    }, setProblem);
+    }, setQuoteProblem);
   }, []);
 
   useEffect(() => {
@@ -53,8 +57,8 @@ export function Configurator() {
     const { model, duration_days, lots, preparation } = config;
     const timer = setTimeout(() => {
       must(api.POST("/api/v1/quotes", { body: { model, duration_days, lots, preparation } })).then(
-        (q) => (setQuote(q), setProblem(null)),
-        (p: Problem) => (setQuote(null), setProblem(p)),
+        (q) => (setQuote(q), setQuoteProblem(null)),
+        (p: Problem) => (setQuote(null), setQuoteProblem(p)),
       );
     }, 120);
     return () => clearTimeout(timer);
@@ -62,7 +66,7 @@ export function Configurator() {
 
   if (!catalog || !config) return problem ? <ProblemNotice problem={problem} /> : <p>{t("common.loading")}</p>;
   const model = catalog.models.find((m) => m.id === config.model) ?? catalog.models[0];
-  const update = (change: Partial<Configuration>) => setConfig({ ...config, ...change });
+  const update = (change: Partial<Configuration>) => (setConfig({ ...config, ...change }), setRefusal(null));
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -70,7 +74,7 @@ export function Configurator() {
     const body: Configuration = { ...config, ssh_public_key: config.ssh_public_key?.trim() || undefined };
     if (!body.ssh_public_key && !accountKey) {
       // Without a key the machine cannot be delivered: ask for it before anything is recorded.
-      return setProblem({ ...NEEDS_KEY, errors: [{ field: "ssh_public_key", message: t("config.sshKeyNeeded") }] });
+      return setRefusal({ ...NEEDS_KEY, errors: [{ field: "ssh_public_key", message: t("config.sshKeyNeeded") }] });
     }
     setBusy(true);
     if (config.preparation !== "custom") delete body.preparation_note;
@@ -79,7 +83,7 @@ export function Configurator() {
       sessionStorage.removeItem(KEPT);
       go(`/orders/${order.id}`);
     } catch (p) {
-      setProblem(p as Problem);
+      setRefusal(p as Problem);
     } finally {
       setBusy(false);
     }
