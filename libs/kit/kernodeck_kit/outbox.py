@@ -66,6 +66,9 @@ class Emitted:
 PublishFn = Callable[[OutboxRow], None]
 WhileConfirming = Callable[[], None]  # called once the rows are sent, before their confirms are awaited
 CONFIRM_TIMEOUT_S = 10.0
+# Event ids read back in one statement on SQLite: under the 999 variables older SQLite builds allow in one
+# statement, so that a transaction emitting thousands of events is written, not refused.
+SQLITE_IDS_READ = 900
 
 
 @dataclass
@@ -246,9 +249,15 @@ class Tx:
         else:
             self.session.execute(insert(OutboxMessage), rows)
             event_ids = [row["event_id"] for row in rows]
-            written = self.session.execute(
-                select(OutboxMessage.id, OutboxMessage.event_id).where(OutboxMessage.event_id.in_(event_ids))
-            )
+            written = [
+                written
+                for start in range(0, len(event_ids), SQLITE_IDS_READ)
+                for written in self.session.execute(
+                    select(OutboxMessage.id, OutboxMessage.event_id).where(
+                        OutboxMessage.event_id.in_(event_ids[start : start + SQLITE_IDS_READ])
+                    )
+                )
+            ]
         ids = {event_id: row_id for row_id, event_id in written}
         for row in self.emitted:
             row.id = ids[row.event_id]

@@ -17,7 +17,7 @@ from sqlalchemy import update
 from sqlmodel import Session, SQLModel, select
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
-from kernodeck_kit import metrics, nameko_deps
+from kernodeck_kit import metrics, nameko_deps, outbox
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.nameko_deps import Database
 from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher
@@ -366,6 +366,17 @@ def test_a_transactions_events_are_written_in_the_order_emitted_each_with_its_id
         ("orders", "order_created", 0, None)
     }
     assert len({row.created_at for row in rows[1:]}) == 1  # the transaction's time, for the relay's age
+
+
+def test_a_transaction_emitting_more_events_than_one_read_of_their_ids_holds_gets_every_id(outbox_engine, monkeypatch):
+    monkeypatch.setattr(outbox, "SQLITE_IDS_READ", 7)
+    store = Store(outbox_engine, "orders", relay=None)
+    with store.transaction() as tx:
+        for n in range(50):
+            tx.emit(order_created(f"o-{n}"))
+    with Session(outbox_engine) as session:
+        ids = session.exec(select(OutboxMessage.id).order_by(OutboxMessage.id)).all()
+    assert [emitted.id for emitted in tx.emitted] == ids and len(ids) == 50
 
 
 def test_a_transaction_that_fails_writes_none_of_its_events(outbox_engine):
