@@ -15,7 +15,7 @@ from kernodeck_contracts.events import (
 from kernodeck_kit.outbox import Store, Tx
 from kernodeck_watchers import metrics
 from kernodeck_watchers.domain.transfers import Kind, Tracked
-from kernodeck_watchers.store.queries import get_tracked, lock_sequence, save_sequence, save_tracked, tracked_among
+from kernodeck_watchers.store.queries import lock_sequence, save_sequence, save_tracked, tracked_among
 
 EVENTS: dict[Kind, type[ChainTransfer]] = {
     Kind.SEEN: TransferSeen,
@@ -65,13 +65,13 @@ class Journal:
         self.stored.update(tracked_among(self.session, self.network, keys))
 
     def known(self, txid: str, index: int) -> Tracked | None:
-        """The transfer as this journal recorded it, else as stored."""
+        """The transfer as this journal recorded it, else as stored (read now, unless `load` read it ahead)."""
         key = (txid, index)
         if key in self.saved:
             return self.saved[key]
-        if key in self.stored:
-            return self.stored[key]
-        return get_tracked(self.session, self.network, txid, index)
+        if key not in self.stored:
+            self.load({key})
+        return self.stored[key]
 
     def record(self, tracked: Tracked, kind: Kind | None) -> None:
         """Save the transfer as it is now and, when `kind` says something happened, announce it."""

@@ -139,11 +139,6 @@ def forget_blocks_above(session: Session, network: str, height: int) -> list[str
 # --- tracked transfers ----------------------------------------------------
 
 
-def get_tracked(session: Session, network: str, txid: str, index: int) -> Tracked | None:
-    row = session.get(TrackedTransferRow, (network, txid, index))
-    return None if row is None else _tracked(row)
-
-
 def tracked_among(session: Session, network: str, keys: set[tuple[str, int]]) -> dict[tuple[str, int], Tracked]:
     """The stored transfers of these (txid, index) keys, by key: one query for a block's or a look's transfers
     (the rest of their transactions' outputs read and left)."""

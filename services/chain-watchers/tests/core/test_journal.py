@@ -7,7 +7,7 @@ import pytest
 
 from kernodeck_watchers.domain.transfers import Kind, State, Tracked
 from kernodeck_watchers.journal import journal
-from kernodeck_watchers.store.queries import get_tracked
+from kernodeck_watchers.store.queries import tracked_among
 
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 SEEN = Tracked("tx1", 0, "bcrt1qalice", None, 5_000, State.SEEN, 0, 2, T0)
@@ -17,7 +17,7 @@ OTHER = replace(SEEN, txid="tx2", amount=7_000)
 
 def stored(store, txid: str) -> Tracked | None:
     with store.read() as session:
-        return get_tracked(session, "bitcoin", txid, 0)
+        return tracked_among(session, "bitcoin", {(txid, 0)}).get((txid, 0))
 
 
 def test_a_journal_reads_back_what_it_recorded_and_writes_the_last_of_each_transfer_as_it_ends(store):
