@@ -250,9 +250,9 @@ class Tx:
             self.session.execute(insert(OutboxMessage), rows)
             event_ids = [row["event_id"] for row in rows]
             written = [
-                written
+                row
                 for start in range(0, len(event_ids), SQLITE_IDS_READ)
-                for written in self.session.execute(
+                for row in self.session.execute(
                     select(OutboxMessage.id, OutboxMessage.event_id).where(
                         OutboxMessage.event_id.in_(event_ids[start : start + SQLITE_IDS_READ])
                     )
