@@ -1,36 +1,14 @@
-"""Text nothing downstream can keep: a lone UTF-16 surrogate (JSON's "\\ud800", which no UTF-8 spells)
-or NUL (PostgreSQL stores none), anywhere in a request's path, query or JSON body, keys included.
-Refused with 422 before any route sees it, where it would otherwise end as a 500."""
+"""Text nothing downstream can keep (kernodeck_contracts.text: NUL, lone UTF-16 surrogates), anywhere in a
+request's path, query or JSON body, keys included. Refused with 422 before any route sees it, where it would
+otherwise end as a 500. Every service's RPC refuses it too (kernodeck_kit.rpc): this answers it sooner."""
 
 import json
+from email.message import Message
 
 from fastapi import Request
 
+from kernodeck_contracts.text import printable, unstorable, unstorable_fields
 from kernodeck_gateway.problems import Problem
-
-
-def _unstorable(text: str) -> bool:
-    return any(character == "\x00" or "\ud800" <= character <= "\udfff" for character in text)
-
-
-def _printable(name: str) -> str:
-    """`name` as the error can show it: unstorable characters escaped."""
-    return name.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
-
-
-def _json_problems(value, path: str) -> list[str]:
-    if isinstance(value, str):
-        return [path] if _unstorable(value) else []
-    if isinstance(value, list):
-        return [field for n, item in enumerate(value) for field in _json_problems(item, f"{path}.{n}")]
-    if isinstance(value, dict):
-        found = []
-        for key, item in value.items():
-            field = f"{path}.{_printable(key)}" if path else _printable(key)
-            found += [field] if _unstorable(key) else _json_problems(item, field)
-        return found
-    return []
-
 
 # In a UTF-8 body, NUL and lone surrogates can only come from a NUL byte, a \u escape or a surrogate's own
 # lead byte 0xED (json.loads decodes those with surrogatepass); UTF-16 and UTF-32 bodies hold NUL bytes.
@@ -38,8 +16,17 @@ def _json_problems(value, path: str) -> list[str]:
 _SUSPECT = (b"\x00", b"\\u", b"\xed")
 
 
+def is_json(content_type: str) -> bool:
+    """Whether FastAPI reads a body of this media type as JSON: application/json or application/*+json, in
+    any case and with any parameters (it parses the header as email.message does)."""
+    message = Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
 async def _json_body(request: Request):
-    if "json" not in request.headers.get("content-type", ""):
+    if not is_json(request.headers.get("content-type", "")):
         return None
     body = await request.body()
     if not any(mark in body for mark in _SUSPECT):
@@ -52,11 +39,11 @@ async def _json_body(request: Request):
 
 async def refuse_unstorable_text(request: Request) -> None:
     """An application-wide dependency: runs before each route's own validation."""
-    fields = [name for name, value in request.path_params.items() if _unstorable(str(value))]
+    fields = [name for name, value in request.path_params.items() if unstorable(str(value))]
     for name, value in request.query_params.multi_items():
-        if _unstorable(name) or _unstorable(value):
-            fields.append(_printable(name))
-    fields += _json_problems(await _json_body(request), "")
+        if unstorable(name) or unstorable(value):
+            fields.append(printable(name))
+    fields += unstorable_fields(await _json_body(request))
     if fields:
         message = "must not contain NUL or lone surrogates"
         raise Problem(

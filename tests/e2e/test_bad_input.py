@@ -94,3 +94,12 @@ def test_nul_in_an_order_note_is_422(client, customer):
     order = {"model": "h100", "duration_days": 7, "lots": 1, "preparation": "custom", "preparation_note": "a\x00b"}
     response = post_raw(client, "/api/v1/orders", order, **customer["headers"])
     assert_problem(response, 422, "validation_error", "preparation_note")
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/JSON", "APPLICATION/Json; charset=UTF-8", "application/vnd.kernodeck+JSON"]
+)
+def test_nul_in_a_json_body_of_any_spelling_of_its_media_type_is_422(client, customer, content_type):
+    order = {"model": "h100", "duration_days": 7, "lots": 1, "preparation": "custom", "preparation_note": "a\x00b"}
+    response = post_raw(client, "/api/v1/orders", order, **customer["headers"], **{"content-type": content_type})
+    assert_problem(response, 422, "validation_error", "preparation_note")

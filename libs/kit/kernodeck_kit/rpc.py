@@ -17,6 +17,9 @@ resource alarm, which keep it), and a publish that fails on a dead connection is
 Requests are consumed on a connection of their own (RpcQueueConsumer), not the one nameko's event handlers
 and RPC proxies share, and reach their entrypoint without a green thread of their own in between.
 
+Text no service can keep (NUL, lone surrogates: kernodeck_contracts.text) is refused in any argument with a
+validation error before the entrypoint runs, whoever the caller.
+
 A service uses this `rpc` for all of its entrypoints or none: nameko's would consume the same queue.
 """
 
@@ -38,6 +41,8 @@ from nameko.constants import (
 from nameko.exceptions import IncorrectSignature, UnserializableValueError, serialize
 from nameko.messaging import QueueConsumer
 
+from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.text import unstorable_fields
 from kernodeck_kit import amqp_publish
 
 log = logging.getLogger(__name__)
@@ -177,9 +182,13 @@ class Rpc(nameko_rpc.Rpc):
 
     def check_signature(self, args, kwargs):
         try:
-            self.signature.bind(None, *args, **kwargs)
+            call = self.signature.bind(None, *args, **kwargs)
         except TypeError as wrong:
             raise IncorrectSignature(str(wrong)) from None
+        fields = [field for name, value in call.arguments.items() for field in unstorable_fields(value, name)]
+        if fields:
+            message = "must not contain NUL or lone surrogates"
+            raise ServiceError("validation_error", message, [{"field": field, "message": message} for field in fields])
 
 
 rpc = Rpc.decorator

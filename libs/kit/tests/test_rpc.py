@@ -10,6 +10,7 @@ from nameko.standalone.rpc import ClusterRpcProxy
 from nameko.timer import timer
 
 from kernodeck_kit.rpc import rpc
+from kernodeck_kit.rpc_errors import RemoteServiceError
 
 # Over the broker's frame size (128 KiB): a reply of several body frames.
 LARGE = "x" * 300_000
@@ -49,6 +50,26 @@ def test_errors_travel_as_nameko_reports_them(echoer):
         echoer.unencodable()
     assert unencodable.value.exc_type == "UnserializableValueError"
     assert echoer.echo("still answering") == "still answering"
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "fields"),
+    [
+        (("a\x00b",), {}, ["value"]),
+        ((["ok", {"note": "\ud800"}],), {}, ["value.1.note"]),
+        ((), {"value": {"k\x00": 1}}, ["value.k\\x00"]),
+        (("ok",), {"large": "\x00"}, ["large"]),
+    ],
+)
+def test_nul_or_a_lone_surrogate_in_any_argument_is_refused_before_the_entrypoint(echoer, args, kwargs, fields):
+    with pytest.raises(RemoteServiceError) as refused:
+        echoer.echo(*args, **kwargs)
+    assert (refused.value.code, [e["field"] for e in refused.value.errors]) == ("validation_error", fields)
+
+
+def test_other_text_reaches_the_entrypoint(echoer):
+    for value in ["", "\x01\x7f", "Nguyễn 😀", {"nested": ["\ue000"]}, 7, None]:
+        assert echoer.echo(value) == value
 
 
 class Gate:
