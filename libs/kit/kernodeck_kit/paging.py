@@ -4,7 +4,9 @@ last item shown.
 A page is read as `key < cursor` in descending key order (`key > cursor` ascending for oldest first: a
 keyset, never an offset), so items added since the first page never shift or repeat the ones after it. The key ends with a unique column (the
 id), so equal times never lose an item between two pages. The cursor is opaque to callers: base64url
-of the key as JSON.
+of the key as JSON. A cursor is taken only when it decodes to a key of the list's own types (aware times,
+64-bit integers, storable strings, as its columns hold): anything else is a validation error on `cursor`,
+never a query that fails.
 """
 
 import base64
@@ -12,12 +14,14 @@ import binascii
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import literal, tuple_
+from sqlalchemy import DateTime, Integer, String, literal, tuple_
+from sqlalchemy.types import TypeDecorator
 
 from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.text import unstorable
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -28,14 +32,45 @@ def _encode(key: tuple) -> str:
     return base64.urlsafe_b64encode(json.dumps(plain, separators=(",", ":")).encode()).decode().rstrip("=")
 
 
+def _not_given() -> ServiceError:
+    return ServiceError.field("cursor", "cursor is not one this list gave")
+
+
+def _value(plain) -> datetime | int | str:
+    """One value of a key as `_encode` wrote it; ValueError for any other."""
+    if isinstance(plain, dict) and plain.keys() == {"t"} and isinstance(plain["t"], str):
+        at = datetime.fromisoformat(plain["t"])
+        if at.tzinfo is None:
+            raise ValueError("a naive time")
+        return at.astimezone(UTC)
+    if isinstance(plain, int) and not isinstance(plain, bool) and -(2**63) <= plain < 2**63:
+        return plain
+    if isinstance(plain, str) and not unstorable(plain):
+        return plain
+    raise ValueError("not a key's value")
+
+
 def _decode(cursor: str, width: int) -> tuple:
     try:
         plain = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         if not isinstance(plain, list) or len(plain) != width:
             raise ValueError(cursor)
-        return tuple(datetime.fromisoformat(v["t"]) if isinstance(v, dict) else v for v in plain)
-    except (ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError):
-        raise ServiceError.field("cursor", "cursor is not one this list gave") from None
+        return tuple(_value(value) for value in plain)
+    except (ValueError, TypeError, OverflowError, binascii.Error, UnicodeDecodeError):
+        raise _not_given() from None
+
+
+def _python_type(column) -> type | None:
+    """What a key column holds in Python: datetime, int or str (None: any)."""
+    column_type = column.type.impl if isinstance(column.type, TypeDecorator) else column.type
+    for sql_type, python_type in ((DateTime, datetime), (Integer, int), (String, str)):
+        if isinstance(column_type, sql_type):
+            return python_type
+    return None
+
+
+def _same_types(key: tuple, expected: tuple[type | None, ...]) -> bool:
+    return all(kind is None or isinstance(value, kind) for value, kind in zip(key, expected, strict=True))
 
 
 @dataclass(frozen=True)
@@ -55,13 +90,15 @@ class Page:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise ServiceError.field("limit", f"limit is 1 to {MAX_LIMIT}")
         if cursor is not None and not isinstance(cursor, str):
-            raise ServiceError.field("cursor", "cursor is not one this list gave")
+            raise _not_given()
         return cls(limit, _decode(cursor, width) if cursor else None, oldest_first)
 
     def select(self, query, *key_columns):
         """`query` narrowed to this page: newest (or oldest) first by `key_columns`, one more row than the
         limit (to know whether a next page exists)."""
         if self.after is not None:
+            if not _same_types(self.after, tuple(_python_type(column) for column in key_columns)):
+                raise _not_given()
             bound = tuple_(
                 *(literal(value, type_=column.type) for column, value in zip(key_columns, self.after, strict=True))
             )
@@ -72,6 +109,8 @@ class Page:
 
     def take(self, items: Sequence, key: Callable[[Any], tuple]) -> Sequence:
         """The same page of items held in memory (tests' units of work)."""
+        if self.after is not None and items and not _same_types(self.after, tuple(map(type, key(items[0])))):
+            raise _not_given()
         ordered = sorted(items, key=key, reverse=not self.oldest_first)
         return [item for item in ordered if self.after is None or self._beyond(key(item))][: self.limit + 1]
 

@@ -1,5 +1,7 @@
 """Pages by key, newest or oldest first, with a stable cursor: the rules, in memory and as SQL."""
 
+import base64
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -89,3 +91,66 @@ def test_a_cursor_no_list_gave_is_refused(cursor):
     with pytest.raises(ServiceError) as refused:
         Page.ask(10, cursor)
     assert refused.value.errors[0]["field"] == "cursor"
+
+
+def cursor_of(*values) -> str:
+    """A cursor as a client could forge one: base64url of any JSON list."""
+    return base64.urlsafe_b64encode(json.dumps(list(values)).encode()).decode().rstrip("=")
+
+
+A_TIME = {"t": "2026-01-01T00:00:00+00:00"}
+WRONG_KEYS = [
+    cursor_of({"t": "2026-01-01T00:00:00"}, "i1"),  # a naive time
+    cursor_of({"t": "0001-01-01T00:00:00+01:00"}, "i1"),  # a time before year 1 in UTC
+    cursor_of({"t": 5}, "i1"),
+    cursor_of({"t": "2026-01-01T00:00:00+00:00", "x": 1}, "i1"),
+    cursor_of(A_TIME, None),
+    cursor_of(A_TIME, 1.5),
+    cursor_of(A_TIME, True),
+    cursor_of(A_TIME, ["i1"]),
+    cursor_of(A_TIME, "i\u0000"),  # NUL, which PostgreSQL cannot compare
+    cursor_of(A_TIME, "\ud800"),
+    cursor_of(A_TIME, 2**63),  # beyond a 64-bit integer
+    cursor_of(A_TIME, "i1", "extra"),
+]
+
+
+@pytest.mark.parametrize("cursor", WRONG_KEYS)
+def test_a_cursor_decoding_to_values_no_key_holds_is_refused(cursor):
+    with pytest.raises(ServiceError) as refused:
+        Page.ask(10, cursor)
+    assert refused.value.errors[0]["field"] == "cursor"
+
+
+@pytest.mark.parametrize(
+    ("cursor", "width"),
+    [(cursor_of(A_TIME, "i1"), 2), (cursor_of(2**63 - 1), 1), (cursor_of(-(2**63)), 1), (cursor_of("x"), 1)],
+)
+def test_a_cursor_of_storable_values_up_to_their_bounds_is_taken(cursor, width):
+    assert Page.ask(10, cursor, width=width).after is not None
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        cursor_of(1, 2),  # numbers where a time and an id go
+        cursor_of("2026-01-01", "i1"),  # a time without its envelope
+        cursor_of("i1", A_TIME),
+        cursor_of(A_TIME, 7),
+    ],
+)
+def test_a_cursor_of_another_list_s_types_is_refused_before_any_query(cursor):
+    engine = create_engine("sqlite://")
+    Base.metadata.create_all(engine)
+    page = Page.ask(10, cursor)
+    with pytest.raises(ServiceError) as refused:
+        page.select(select(Row.at, Row.id), Row.at, Row.id)
+    assert refused.value.errors[0]["field"] == "cursor"
+    with pytest.raises(ServiceError):
+        page.take(ITEMS, key)
+
+
+def test_an_integer_key_takes_an_integer_cursor_only():
+    assert Page.ask(10, cursor_of(5), width=1).select(select(Row.number), Row.number) is not None
+    with pytest.raises(ServiceError):
+        Page.ask(10, cursor_of("5"), width=1).select(select(Row.number), Row.number)
