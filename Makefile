@@ -14,7 +14,7 @@ STAMP := $(VENV)/.installed-$(shell cat $(PYPROJECTS) requirements-dev.txt | sha
 # Our packages build with the venv's own setuptools (no isolated build environment per package: 14 of them
 # took minutes, this a few seconds).
 $(STAMP):
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/python || { infra/local/install.sh venv && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/pip install -q --upgrade pip 'setuptools>=68,<81'
 	$(BIN)/pip install -q --no-build-isolation -r requirements-dev.txt $(addprefix -e ,$(PACKAGES))
 	rm -f $(VENV)/.installed*
@@ -40,10 +40,11 @@ web: web/dist/index.html
 
 # run.py installs the local chain nodes (infra/devnet/install.sh) when it starts them, as it does while
 # KERNODECK_LOCAL_CHAINS is on (the default). A node that cannot be installed is skipped, its payment methods off.
-# The web frontend builds beside the starting system; the gateway serves it once it is built.
+# The web frontend builds beside the starting system (infra/web/build.sh: make web, and its failure's reason
+# where the gateway shows it); the gateway serves it once it is built.
 run: install
 	infra/local/install.sh broker
-	$(MAKE) --no-print-directory web & $(BIN)/python infra/local/run.py
+	infra/web/build.sh & $(BIN)/python infra/local/run.py
 
 # Services and the kit run under eventlet (the kit's pytest plugin patches
 # first); the gateway, notify (an asyncio process) and the end-to-end tests run
@@ -57,7 +58,7 @@ test-services:
 	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration --ignore=services/notify
 
 test-http:
-	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py infra/lib infra/devnet infra/prometheus infra/grafana infra/k8s admin
+	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py tests/test_docs_drift.py infra/lib infra/devnet infra/prometheus infra/grafana infra/k8s admin
 
 # The web frontend in Debian's headless Chromium, against a running stack with its local chains.
 test-browser:

@@ -2,7 +2,9 @@
 
 The build is read when it is first asked for and read again when index.html changes (a rebuild), so a gateway
 started before the build finishes (`make run` builds the frontend beside the starting services) serves it as
-soon as it is there; until then / answers 503 with Retry-After, and the API works as ever.
+soon as it is there; until then / answers 503 with Retry-After, and the API works as ever. A build that failed
+says so: `infra/web/build.sh` (make run's) writes its reason to `build-failed.txt` there, and / answers 503 with
+that reason until a build succeeds, never "being built" for a build that is not going on.
 """
 
 import gzip
@@ -23,6 +25,8 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 NOT_BUILT_RETRY_S = 5
+FAILED = "build-failed.txt"  # written by infra/web/build.sh when the build fails, removed when it starts again
+REASON_CHARS = 2000
 
 
 class Asset:
@@ -65,6 +69,13 @@ class Build:
             log.info("web frontend loaded from %s", self.web_dir)
         return self.assets
 
+    def failure(self) -> str | None:
+        """Why the last build failed, when it did (and nothing has been built since)."""
+        try:
+            return (self.web_dir / FAILED).read_text(errors="replace").strip()[-REASON_CHARS:] or "no reason given"
+        except FileNotFoundError:
+            return None
+
     def _missing(self) -> dict[str, Asset] | None:
         if not self.warned:
             log.warning("no web frontend at %s yet: `make web` builds it", self.web_dir)
@@ -79,6 +90,14 @@ def router(web_dir: Path) -> APIRouter:
 
     def serve(name: str, request: Request, cache: str) -> Response:
         assets = build.current()
+        if assets is None and (reason := build.failure()) is not None:
+            return Response(
+                f"The web build failed (make web), so there is no web frontend to serve:\n\n{reason}\n\n"
+                "Fix it and run `make web`: the gateway serves the build as soon as it is there.\n",
+                status_code=503,
+                media_type="text/plain; charset=utf-8",
+                headers={"Cache-Control": "no-store", **SECURITY_HEADERS},
+            )
         if assets is None:
             return Response(
                 "The web frontend is being built (make web); reload in a moment.\n",

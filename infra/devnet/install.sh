@@ -43,11 +43,17 @@ elapsed() { # start_ms -> "1.23s"
     printf '%d.%02ds' $((d / 1000)) $(((d % 1000) / 10))
 }
 
+source "$HERE/../lib/apt.sh"  # apt_get: in turn with the other installers, waiting for dpkg's lock
+
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"
     elif command -v sudo >/dev/null 2>&1; then sudo "$@"
     else log "need root for: $*"; return 1
     fi
+}
+
+root_apt_get() {  # the machine's apt-get as root, through apt_get when this script is root
+    if [ "$(id -u)" -eq 0 ]; then apt_get "$@"; else as_root apt-get "$@"; fi
 }
 
 free_port() {
@@ -66,11 +72,11 @@ install_litecoin() {
             || [ ! -x /usr/lib/litecoin/litecoind ]; then
         if ! apt-cache show litecoind >/dev/null 2>&1; then
             log "litecoind not in the apt lists: apt-get update"
-            as_root apt-get update -qq
+            root_apt_get update -qq
         fi
         log "apt-get install litecoind"
         mkdir -p "$NODES/logs"
-        if ! as_root apt-get install -y -q --no-install-recommends litecoind >"$NODES/logs/apt-litecoind.log" 2>&1; then
+        if ! root_apt_get install -y -q --no-install-recommends litecoind >"$NODES/logs/apt-litecoind.log" 2>&1; then
             tail -n 30 "$NODES/logs/apt-litecoind.log" >&2
             log "apt-get install litecoind failed (log: $NODES/logs/apt-litecoind.log)"
             return 1

@@ -11,7 +11,7 @@ import pytest
 INFRA = Path(__file__).resolve().parents[1]
 APT_GET = """#!/bin/sh
 printf '%s policy=%s\\n' "$*" "$([ -x "$POLICY" ] && echo on || echo off)" >> "$CALLS"
-[ "$1" != "$FAIL" ]
+for arg in "$@"; do [ "$arg" != "$FAIL" ] || exit 1; done
 """
 
 
@@ -24,7 +24,10 @@ def apt_install(
     (fake / "apt-get").write_text(APT_GET)
     (fake / "apt-get").chmod(0o755)
     calls, policy = tmp_path / "calls", tmp_path / "policy-rc.d"
-    script = f"set -euo pipefail; source {INFRA}/lib/apt.sh; POLICY_RC_D={policy}; id() {{ echo {uid}; }}; apt_install {args}"
+    script = (
+        f"set -euo pipefail; source {INFRA}/lib/apt.sh; POLICY_RC_D={policy}; APT_TURN_LOCK={tmp_path}/turn; "
+        f"id() {{ echo {uid}; }}; apt_install {args}"
+    )
     env = {"PATH": f"{fake}:/usr/bin:/bin", "CALLS": str(calls), "POLICY": str(policy), "FAIL": fail}
     done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=False)
     assert not policy.exists()  # made for the install only
@@ -48,7 +51,7 @@ def test_root_updates_the_lists_and_installs_the_missing_packages(tmp_path, opti
     assert done.returncode == 0 and done.stdout == "testhosts: installing openssh-server iproute2\n"
     assert calls == [
         f"update -qq policy={policy}",
-        f"install -y -qq --no-install-recommends openssh-server iproute2 policy={policy}",
+        f"-o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends openssh-server iproute2 policy={policy}",
     ]
 
 
@@ -59,7 +62,8 @@ def test_a_failed_apt_get_fails_and_leaves_no_policy_behind(tmp_path, step):
 
 
 @pytest.mark.parametrize(
-    "script", ["local/install.sh broker database", "web/install.sh", "prometheus/install.sh", "testhosts/install.sh"]
+    "script",
+    ["local/install.sh broker database venv", "web/install.sh", "prometheus/install.sh", "testhosts/install.sh"],
 )
 def test_each_install_script_on_a_machine_that_has_everything_does_nothing_twice(script):
     path, *args = script.split()

@@ -2,6 +2,7 @@
 # The servers Kernodeck runs on, from Debian's packages when a fresh machine lacks them:
 #   install.sh broker            RabbitMQ (make run)
 #   install.sh broker database   RabbitMQ and PostgreSQL (make test)
+#   install.sh venv              what `python3 -m venv` needs (make install): Debian splits it off python3
 # A server already installed is left as it is. A PostgreSQL installed here trusts local TCP
 # connections (127.0.0.1 and ::1), as the tests' postgres@127.0.0.1 expects: a development machine only.
 set -euo pipefail
@@ -11,7 +12,8 @@ for part in "$@"; do
   case "$part" in
     broker) command -v rabbitmq-server >/dev/null || need+=(rabbitmq-server) ;;
     database) ls /etc/postgresql/*/main >/dev/null 2>&1 || need+=(postgresql) ;;
-    *) echo "install.sh: unknown part '$part' (broker, database)" >&2; exit 2 ;;
+    venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv) ;;
+    *) echo "install.sh: unknown part '$part' (broker, database, venv)" >&2; exit 2 ;;
   esac
 done
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -2,8 +2,8 @@
 auth), Ethereum and Solana nodes ("2.0"; credentials may also sit in the URL: https://user:pass@host/).
 
 JSON numbers with a fraction are parsed as `Decimal`, so amounts stay exact.
-Under eventlet the stdlib sockets are green: a call blocks only its greenthread.
-Errors never quote the URL, whose path may hold a provider's API key.
+Under eventlet the stdlib sockets are green: a call blocks only its greenthread. Connections are kept open
+between calls (http_pool). Errors never quote the URL, whose path may hold a provider's API key.
 """
 
 import base64
@@ -17,13 +17,13 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.error import HTTPError
 from urllib.parse import unquote, urlsplit, urlunsplit
-from urllib.request import Request, urlopen
 
 from kernodeck_watchers.chains.base import NodeError, Throttled
+from kernodeck_watchers.chains.http_pool import HttpPool
 
 TOO_MANY_REQUESTS = 429
+POOL = HttpPool()  # the process's kept connections, shared by every client of every node
 
 
 class RpcError(NodeError):
@@ -89,27 +89,20 @@ def post_json(url: str, payload: Any, timeout_s: float, headers: Mapping[str, st
     The JSON body of an HTTP error is an answer too: Bitcoin Core answers an RPC error with HTTP 500 (404 for
     an unknown method). HTTP 429 is Throttled, with the answer's Retry-After.
     """
-    request = Request(url, data=json.dumps(payload).encode(), headers={**headers, "Content-Type": "application/json"})
+    body = json.dumps(payload).encode()
     try:
-        try:
-            response = urlopen(request, timeout=timeout_s)
-        except HTTPError as error:
-            if error.code == TOO_MANY_REQUESTS:
-                error.close()
-                raise Throttled(
-                    f"{what}: throttled (HTTP 429)", retry_after(error.headers.get("Retry-After"))
-                ) from None
-            response = error
-        with response:
-            body = response.read()
-        if response.headers.get("Content-Encoding", "").strip().lower() == "gzip":
+        answer = POOL.post(url, body, {**headers, "Content-Type": "application/json"}, timeout_s)
+        if answer.status == TOO_MANY_REQUESTS:
+            raise Throttled(f"{what}: throttled (HTTP 429)", retry_after(answer.headers.get("Retry-After")))
+        body = answer.body
+        if answer.headers.get("Content-Encoding", "").strip().lower() == "gzip":
             body = gzip.decompress(body)
     except (OSError, EOFError, zlib.error, http.client.HTTPException) as error:  # refused, timed out, cut short
         raise NodeError(f"{what}: the node cannot be reached ({error})") from None
     try:
         return json.loads(body, parse_float=Decimal)
     except ValueError:
-        raise NodeError(f"{what}: the node answered HTTP {response.status} with something other than JSON") from None
+        raise NodeError(f"{what}: the node answered HTTP {answer.status} with something other than JSON") from None
 
 
 def retry_after(value: str | None, now: datetime | None = None) -> float | None:
