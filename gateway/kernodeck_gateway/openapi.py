@@ -83,13 +83,19 @@ def install(app: FastAPI, routers: Iterable[APIRouter]) -> None:
     app.openapi = openapi
 
 
+def document() -> dict:
+    """The gateway's document, which no setting changes (only where it is served)."""
+    from kernodeck_gateway.app import create_app
+    from kernodeck_gateway.settings import NO_PROXY, GatewaySettings
+
+    return create_app(GatewaySettings(trusted_proxies=NO_PROXY)).openapi()
+
+
 def main() -> None:
     """`python -m kernodeck_gateway.openapi`: print the document (the web client is generated from it)."""
     import json
 
-    from kernodeck_gateway.app import create_app
-
-    print(json.dumps(create_app().openapi(), indent=2, sort_keys=True))
+    print(json.dumps(document(), indent=2, sort_keys=True))
 
 
 if __name__ == "__main__":

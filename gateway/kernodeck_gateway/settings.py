@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Exposure = Literal["public", "internal", "off"]
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+NO_PROXY = "none"
 
 
 class GatewaySettings(BaseSettings):
@@ -23,9 +24,11 @@ class GatewaySettings(BaseSettings):
     # The session cookie is Secure, named __Host-kd_session. False (plain HTTP, kd_session) only for a
     # gateway on a loopback address, as `make run` and the test stacks set it.
     cookie_secure: bool = True
-    # The proxies in front of the gateway (addresses or networks, comma-separated): behind them the client
-    # is the right-most X-Forwarded-For hop outside this list. Empty: the TCP peer is the client.
-    trusted_proxies: Annotated[tuple[IPv4Network | IPv6Network, ...], NoDecode] = ()
+    # Required, so that a gateway behind a proxy never counts every client as the proxy unnoticed: "none"
+    # (clients connect to the gateway itself: the TCP peer is the client, X-Forwarded-For is ignored) or the
+    # proxies in front of it (addresses or networks, comma-separated): behind them the client is the
+    # right-most X-Forwarded-For hop outside this list.
+    trusted_proxies: Annotated[tuple[IPv4Network | IPv6Network, ...] | None, NoDecode] = None
     # The built web frontend served at / (`make web` builds it there).
     web_dir: Path = Path(__file__).resolve().parents[2] / "web" / "dist"
 
@@ -33,7 +36,10 @@ class GatewaySettings(BaseSettings):
     @classmethod
     def _split(cls, value):
         if isinstance(value, str):
-            return tuple(ip_network(part.strip(), strict=False) for part in value.split(",") if part.strip())
+            if value.strip().lower() == NO_PROXY:
+                return ()
+            networks = tuple(ip_network(part.strip(), strict=False) for part in value.split(",") if part.strip())
+            return networks or None  # an empty list says nothing: as unset
         return value
 
     # /metrics and the API docs (/api/v1/docs, /api/v1/openapi.json): on the public port, on the internal
@@ -45,6 +51,11 @@ class GatewaySettings(BaseSettings):
 
     @model_validator(mode="after")
     def _coherent(self):
+        if self.trusted_proxies is None:
+            raise ValueError(
+                f"GATEWAY_TRUSTED_PROXIES must be set: {NO_PROXY!r} when clients connect to the gateway itself,"
+                " else the addresses or networks of the proxies in front of it"
+            )
         if not self.cookie_secure and self.host not in LOOPBACK:
             raise ValueError("GATEWAY_COOKIE_SECURE=false is for a gateway on a loopback address only")
         if "internal" in (self.metrics, self.api_docs) and not self.internal_port:

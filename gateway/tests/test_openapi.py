@@ -4,11 +4,11 @@ import pytest
 from pydantic import ValidationError
 
 from gateway.tests.rows import order_row, payment_row
-from kernodeck_gateway.app import create_app
+from kernodeck_gateway.openapi import document
 from kernodeck_gateway.responses import Order, Topup
 from kernodeck_gateway.schemas import NewAccount, NewOrder, present_order, present_topup
 
-DOCUMENT = create_app().openapi()
+DOCUMENT = document()
 OPERATIONS = [
     (method.upper(), path, operation)
     for path, operations in DOCUMENT["paths"].items()

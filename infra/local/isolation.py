@@ -96,6 +96,7 @@ def running_stack(
             "PROVISIONING_SWEEP_INTERVAL_S": "0.5",
             **telegram.settings(),
             "GATEWAY_RPC_TIMEOUT_S": "3",
+            "GATEWAY_TRUSTED_PROXIES": "none",  # the tests call the gateway directly; test_access.py names a proxy
             "GATEWAY_COOKIE_SECURE": "false",  # plain HTTP on 127.0.0.1; test_access.py's stack keeps it Secure
             # Every test registers its own customers, all from 127.0.0.1: the registration throttle's
             # production limits are for tests/e2e/test_access.py's own stack.

@@ -144,6 +144,8 @@ def main() -> None:
     os.environ.setdefault("DATA_DIR", str(ROOT / "var" / "data"))
     # The local gateway speaks plain HTTP on a loopback address: its session cookie cannot be Secure there.
     os.environ.setdefault("GATEWAY_COOKIE_SECURE", "false")
+    # Browsers and curl reach the local gateway directly, no proxy in front.
+    os.environ.setdefault("GATEWAY_TRUSTED_PROXIES", "none")
     ensure_broker(os.environ.get("AMQP_URI", "amqp://guest:guest@127.0.0.1:5672/"))
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, stop_once)
