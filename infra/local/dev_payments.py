@@ -38,6 +38,7 @@ def dev_payments_env(rates_file: Path) -> dict[str, str]:
         "PAYMENTS_TRON_XPUB": TEST_TRON_XPUB,
         "PAYMENTS_RATE_SOURCES": "file",
         "PAYMENTS_RATE_FILE": str(rates_file),
+        "PAYMENTS_RATE_MIN_SOURCES": "1",  # the development rates file is the one source, on purpose
         "PAYMENTS_RATE_REFRESH_S": "5",
     }
 

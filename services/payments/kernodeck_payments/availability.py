@@ -51,7 +51,12 @@ class MethodBoard:
 
 
 def rate_policy(settings: PaymentsSettings) -> RatePolicy:
-    return RatePolicy(max_age=timedelta(seconds=settings.rate_max_age_s), peg_guard=settings.peg_guard)
+    return RatePolicy(
+        max_age=timedelta(seconds=settings.rate_max_age_s),
+        peg_guard=settings.peg_guard,
+        min_sources=settings.rate_min_sources,
+        max_spread=settings.rate_max_spread,
+    )
 
 
 def rate_source_names(settings: PaymentsSettings) -> list[str]:

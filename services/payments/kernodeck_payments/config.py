@@ -77,6 +77,10 @@ class PaymentsSettings(ServiceSettings):
     rate_max_age_s: int = Field(300, ge=10)
     # A stablecoin is priced at 1 USD while the market stays within this many percent of it.
     stablecoin_peg_guard_percent: str = "2"
+    # A rate is quoted only when at least this many sources have a fresh one, no two of them further apart
+    # than this many percent of the lower: one source alone (broken, or wrong) is never trusted.
+    rate_min_sources: int = Field(2, ge=1)
+    rate_max_spread_percent: str = "2"
 
     solana_pool_low: int = Field(20, ge=0)
     # How many unused addresses in a row the operator's wallet scans past (BIP44's gap limit is 20): funds
@@ -93,11 +97,11 @@ class PaymentsSettings(ServiceSettings):
         )
         return self
 
-    @field_validator("stablecoin_peg_guard_percent")
+    @field_validator("stablecoin_peg_guard_percent", "rate_max_spread_percent")
     @classmethod
-    def _guard(cls, value: str) -> str:
+    def _percent(cls, value: str) -> str:
         if not 0 < Fraction(value) < 50:
-            raise ValueError("the peg guard must be a percentage between 0 and 50")
+            raise ValueError("a percentage between 0 and 50")
         return value
 
     def chain(self, network: str) -> str:
@@ -144,3 +148,7 @@ class PaymentsSettings(ServiceSettings):
     @property
     def peg_guard(self) -> Fraction:
         return Fraction(self.stablecoin_peg_guard_percent) / 100
+
+    @property
+    def rate_max_spread(self) -> Fraction:
+        return Fraction(self.rate_max_spread_percent) / 100

@@ -7,10 +7,12 @@ from prometheus_client.core import GaugeMetricFamily
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from kernodeck_payments.availability import RATE_SYMBOLS, rate_policy, rate_source_names
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.intents import IntentStatus
 from kernodeck_payments.domain.methods import DERIVED_NETWORKS, METHODS
-from kernodeck_payments.rates.store import ExchangeRate
+from kernodeck_payments.rates.domain import NoRate, judge_rate
+from kernodeck_payments.rates.store import ExchangeRate, observations
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntent, ReviewItem, WatcherReport
 
@@ -24,6 +26,7 @@ def read_state(session: Session, now: datetime, settings: PaymentsSettings) -> I
     yield from review_queue(session, now)
     yield from addresses(session, settings)
     yield rate_ages(session, now)
+    yield rates_refused(session, now, settings)
     limit = gauge("kernodeck_rate_max_age_seconds", "PAYMENTS_RATE_MAX_AGE_S: an older rate is no rate")
     limit.add_metric([], settings.rate_max_age_s)
     yield limit
@@ -100,6 +103,20 @@ def rate_ages(session: Session, now: datetime) -> GaugeMetricFamily:
     )
     for row in session.execute(select(ExchangeRate)).scalars():
         family.add_metric([row.source, row.symbol], (now - row.as_of).total_seconds())
+    return family
+
+
+def rates_refused(session: Session, now: datetime, settings: PaymentsSettings) -> GaugeMetricFamily:
+    """1 for the reason a symbol has no rate now (none fresh, too few sources, sources disagreeing, off its peg)."""
+    family = gauge(
+        "kernodeck_rate_unavailable", "1 when a symbol has no rate to quote, by reason", ("symbol", "reason")
+    )
+    seen = observations(session, RATE_SYMBOLS, rate_source_names(settings))
+    policy = rate_policy(settings)
+    for symbol in RATE_SYMBOLS:
+        why = judge_rate(symbol, seen[symbol], now, policy).why_none
+        for reason in NoRate:
+            family.add_metric([symbol, reason.value], 1 if why == reason else 0)
     return family
 
 

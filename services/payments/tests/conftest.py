@@ -67,6 +67,7 @@ def settings(rates_file, write_rates, databases, changed_settings) -> PaymentsSe
             **{f"{network}_xpub": key for network, key in TEST_KEYS.items()},
             "rate_sources": "file",
             "rate_file": rates_file,
+            "rate_min_sources": 1,  # the test's rates file alone
             "rate_refresh_s": 3600,
             "sweep_interval_s": 3600,
             **changed_settings,

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Context, Decimal, InvalidOperation
+from enum import StrEnum
 from fractions import Fraction
 
 SYMBOLS = ("BTC", "ETH", "USDT", "USDC", "TRX", "SOL", "LTC")
@@ -76,12 +77,33 @@ class RatePolicy:
     peg_guard: Fraction = Fraction(2, 100)
     # Source clocks run a little ahead of ours; beyond this a timestamp is bogus.
     max_clock_skew: timedelta = timedelta(seconds=10)
+    # No single source is trusted alone: at least this many fresh ones, none further than `max_spread` (a
+    # fraction of the lowest) from another.
+    min_sources: int = 2
+    max_spread: Fraction = Fraction(2, 100)
 
     def __post_init__(self):
         if self.max_age <= timedelta(0) or self.max_clock_skew < timedelta(0):
             raise ValueError("max_age must be positive and max_clock_skew not negative")
         if not 0 <= self.peg_guard < 1:
             raise ValueError("peg_guard must be in [0, 1)")
+        if self.min_sources < 1 or not 0 <= self.max_spread < 1:
+            raise ValueError("min_sources must be at least 1 and max_spread in [0, 1)")
+
+
+class NoRate(StrEnum):
+    """Why a symbol has no rate to quote at."""
+
+    NONE_FRESH = "none_fresh"
+    TOO_FEW_SOURCES = "too_few_sources"
+    SOURCES_DISAGREE = "sources_disagree"
+    OFF_PEG = "off_peg"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    rate: Rate | None
+    why_none: NoRate | None = None
 
 
 def is_fresh(rate: Rate, now: datetime, policy: RatePolicy) -> bool:
@@ -89,18 +111,32 @@ def is_fresh(rate: Rate, now: datetime, policy: RatePolicy) -> bool:
 
 
 def choose_rate(symbol: str, observations: list[Rate], now: datetime, policy: RatePolicy) -> Rate | None:
-    """The rate to quote `symbol` at, or None when there is none to trust.
+    """The rate to quote `symbol` at, or None when there is none to trust (judge_rate says why)."""
+    return judge_rate(symbol, observations, now, policy).rate
 
-    `observations` come in source priority order; the first fresh one wins.
-    A stablecoin is quoted at its peg, exactly 1, while that observation sits
-    within `peg_guard` of 1; outside it (a depeg) there is no rate at all:
-    a less trusted source does not overrule the one that saw the depeg.
+
+def judge_rate(symbol: str, observations: list[Rate], now: datetime, policy: RatePolicy) -> Judgement:
+    """The rate to quote `symbol` at, or why there is none.
+
+    `observations` come in source priority order. Only fresh ones count: at least `min_sources` of them, all
+    within `max_spread` of each other, or there is no rate (a source that went wrong is never quoted alone,
+    and no source silently stands in for another). The first fresh one is quoted. A stablecoin is quoted at
+    its peg, exactly 1, while every fresh observation sits within `peg_guard` of 1; outside it (a depeg)
+    there is no rate at all.
     """
     if any(rate.symbol != symbol for rate in observations):
         raise ValueError(f"observations of another symbol given for {symbol}")
-    chosen = next((rate for rate in observations if is_fresh(rate, now, policy)), None)
-    if chosen is None or symbol not in policy.stable_symbols:
-        return chosen
-    if abs(chosen.price - 1) > policy.peg_guard:
-        return None
-    return Rate(symbol, PEG, f"peg({chosen.source})", chosen.as_of)
+    fresh = [rate for rate in observations if is_fresh(rate, now, policy)]
+    if not fresh:
+        return Judgement(None, NoRate.NONE_FRESH)
+    if len(fresh) < policy.min_sources:
+        return Judgement(None, NoRate.TOO_FEW_SOURCES)
+    prices = [rate.price for rate in fresh]
+    if max(prices) - min(prices) > policy.max_spread * min(prices):
+        return Judgement(None, NoRate.SOURCES_DISAGREE)
+    chosen = fresh[0]
+    if symbol not in policy.stable_symbols:
+        return Judgement(chosen)
+    if any(abs(price - 1) > policy.peg_guard for price in prices):
+        return Judgement(None, NoRate.OFF_PEG)
+    return Judgement(Rate(symbol, PEG, f"peg({chosen.source})", chosen.as_of))

@@ -3,10 +3,11 @@ from fractions import Fraction
 
 import pytest
 
-from kernodeck_payments.rates.domain import Rate, RatePolicy, choose_rate
+from kernodeck_payments.rates.domain import Judgement, NoRate, Rate, RatePolicy, choose_rate, judge_rate
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
-POLICY = RatePolicy(max_age=timedelta(minutes=5))
+POLICY = RatePolicy(max_age=timedelta(minutes=5), min_sources=1)  # one source is enough for most rules here
+CROSS_CHECKED = RatePolicy(max_age=timedelta(minutes=5), min_sources=2, max_spread=Fraction(2, 100))
 
 
 def rate(usd: str, source: str = "kraken", age: timedelta = timedelta(0), symbol: str = "BTC") -> Rate:
@@ -87,6 +88,42 @@ def test_a_coin_outside_the_stable_set_is_never_pegged():
     assert choose_rate("TRX", [observed], NOW, POLICY) == observed
 
 
+def test_two_fresh_sources_within_the_spread_give_the_first_ones_rate():
+    observations = [rate("64000", "kraken"), rate("65280", "coingecko")]  # 2.0 % apart: at the bound
+    assert choose_rate("BTC", observations, NOW, CROSS_CHECKED) == observations[0]
+
+
+def test_two_fresh_sources_further_apart_than_the_spread_give_no_rate():
+    observations = [rate("64000", "kraken"), rate("65280.01", "coingecko")]  # just past 2 %
+    assert judge_rate("BTC", observations, NOW, CROSS_CHECKED) == Judgement(None, NoRate.SOURCES_DISAGREE)
+    assert judge_rate("BTC", observations[::-1], NOW, CROSS_CHECKED).why_none == NoRate.SOURCES_DISAGREE
+
+
+def test_one_fresh_source_alone_is_not_trusted_when_two_are_asked():
+    one = [rate("64000", "kraken"), rate("64100", "coingecko", age=timedelta(minutes=6))]
+    assert judge_rate("BTC", one, NOW, CROSS_CHECKED) == Judgement(None, NoRate.TOO_FEW_SOURCES)
+    assert judge_rate("BTC", one[:1], NOW, POLICY).rate == one[0]
+
+
+def test_a_wild_third_source_spoils_the_rate():
+    observations = [rate("64000", "kraken"), rate("64100", "coingecko"), rate("6400", "file")]
+    assert judge_rate("BTC", observations, NOW, CROSS_CHECKED).why_none == NoRate.SOURCES_DISAGREE
+
+
+def test_no_fresh_observation_says_so():
+    assert (
+        judge_rate("BTC", [rate("64000", age=timedelta(minutes=6))], NOW, CROSS_CHECKED).why_none == NoRate.NONE_FRESH
+    )
+
+
+def test_a_stablecoin_is_pegged_only_while_every_fresh_source_is_near_the_peg():
+    near = [rate("1", "kraken", symbol="USDT"), rate("0.99", "coingecko", symbol="USDT")]
+    assert choose_rate("USDT", near, NOW, CROSS_CHECKED).usd == "1"
+    off = RatePolicy(max_age=timedelta(minutes=5), max_spread=Fraction(10, 100))  # a spread wide enough to pass
+    apart = [rate("1", "kraken", symbol="USDT"), rate("0.97", "coingecko", symbol="USDT")]
+    assert judge_rate("USDT", apart, NOW, off) == Judgement(None, NoRate.OFF_PEG)
+
+
 def test_the_price_is_exact():
     assert rate("64123.45").price == Fraction(6412345, 100)
 
@@ -108,7 +145,14 @@ def test_a_rate_refuses_bad_fields(fields):
 
 @pytest.mark.parametrize(
     "fields",
-    [{"max_age": timedelta(0)}, {"peg_guard": Fraction(-1, 100)}, {"peg_guard": Fraction(1)}],
+    [
+        {"max_age": timedelta(0)},
+        {"peg_guard": Fraction(-1, 100)},
+        {"peg_guard": Fraction(1)},
+        {"min_sources": 0},
+        {"max_spread": Fraction(-1, 100)},
+        {"max_spread": Fraction(1)},
+    ],
 )
 def test_a_policy_refuses_bad_settings(fields):
     with pytest.raises(ValueError):

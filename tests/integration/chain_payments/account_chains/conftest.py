@@ -384,6 +384,7 @@ def payments_settings(chain, databases, rates_file) -> PaymentsSettings:
         **chain.payments_fields(),
         **{f"{chain.network}_confirmations": CONFIRMATIONS},
         rate_sources="file",
+        rate_min_sources=1,
         rate_file=rates_file,
         rate_refresh_s=3600,
         sweep_interval_s=3600,

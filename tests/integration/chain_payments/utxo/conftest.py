@@ -36,6 +36,7 @@ def payments_settings(databases, rates_file, watcher_settings) -> PaymentsSettin
         bitcoin_confirmations=watcher_settings.bitcoin_confirmations,
         litecoin_confirmations=watcher_settings.litecoin_confirmations,
         rate_sources="file",
+        rate_min_sources=1,
         rate_file=rates_file,
         rate_refresh_s=3600,
         sweep_interval_s=3600,
