@@ -1,6 +1,6 @@
 """Engines for the embedded default (SQLite) and PostgreSQL."""
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import QueuePool
@@ -70,3 +70,13 @@ def _sqlite_engine(url: str) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def lock_key(session, namespace: int, key: str) -> None:
+    """Hold a lock on `key` (within `namespace`) until the session's transaction ends: two transactions locking
+    the same key run one after the other. A PostgreSQL advisory lock; SQLite's transactions take the whole
+    database already."""
+    if is_postgres(session.get_bind()):
+        session.execute(
+            text("SELECT pg_advisory_xact_lock(:namespace, hashtext(:key))"), {"namespace": namespace, "key": key}
+        )

@@ -47,16 +47,17 @@ from kernodeck_payments.domain.orders import PayableOrder, check_payable, intent
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import SqlIntake, find_open_intent, open_payment
-from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.ledger.store import available_cents, list_entries, paid_for_order
+from kernodeck_payments.ledger.domain import Reason, refund_key
+from kernodeck_payments.ledger.store import available_cents, list_entries
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
+from kernodeck_payments.refunds import SqlRefunds, refund_failed_order, refund_refused_payment
 from kernodeck_payments.reporting import report_payment
 from kernodeck_payments.settlement import SqlSettlement, apply_transfers, credit_balance, sweep
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import release_solana_addresses, solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
-from kernodeck_payments.store.intents import order_intent_ids, pending_topup_cents, transfers_of
+from kernodeck_payments.store.intents import pending_topup_cents, transfers_of
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.views import payment_view, topup_view
@@ -355,32 +356,31 @@ class PaymentsService:
     @consumer(PaymentRefused.source, PaymentRefused.type)
     def on_payment_refused(self, payload):
         """Orders could not use a settled payment (paid already, cancelled): the money goes to the balance."""
-        self._refund(PaymentRefused.from_message(payload))
+        event = PaymentRefused.from_message(payload)
+        with self._refunds().consume("orders.payment_refused", event) as unit:
+            if unit is not None:
+                cents = event.amount_usd_cents
+                refund_refused_payment(unit, event.order_id, event.account_id, event.payment_id, cents, utcnow())
 
     @consumer(ExtensionPaymentRefused.source, ExtensionPaymentRefused.type)
     def on_extension_payment_refused(self, payload):
         """Support could not use a settled payment (paid already, past due, the rental over): to the balance."""
-        self._refund(ExtensionPaymentRefused.from_message(payload))
-
-    def _refund(self, event: PaymentRefused | ExtensionPaymentRefused) -> None:
-        with self._settlement().consume(f"{event.source}.{event.type}", event) as unit:
+        event = ExtensionPaymentRefused.from_message(payload)
+        with self._settlement().consume("support.extension_payment_refused", event) as unit:
             if unit is not None:
-                credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, f"refused:{event.payment_id}")
+                credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, refund_key(event.payment_id))
                 credit_balance(unit, event.account_id, credit, event.payment_id, utcnow())
 
     @consumer(ProvisioningFailed.source, ProvisioningFailed.type)
     def on_provisioning_failed(self, payload):
         """Nothing could be delivered for a paid order: what was paid for it goes back to the balance."""
         event = ProvisioningFailed.from_message(payload)
-        with self.db.consume("provisioning.provisioning_failed", event) as tx:
-            if tx is None:
-                return
-            payment_ids = [*order_intent_ids(tx.session, event.order_id), f"balance-{event.order_id}"]
-            cents = paid_for_order(tx.session, event.order_id, payment_ids)
-            if cents:
-                credit = Credit(cents, Reason.REFUSED_PAYMENT, f"provisioning-failed:{event.order_id}")
-                credit_balance(SqlSettlement(tx, self.settings), event.account_id, credit, event.order_id, utcnow())
+        with self._refunds().consume("provisioning.provisioning_failed", event) as unit:
+            if unit is not None and refund_failed_order(unit, event.order_id, event.account_id, utcnow()):
                 log.info("failed order refunded to the balance", extra={"order_id": event.order_id})
+
+    def _refunds(self) -> SqlUnits:
+        return SqlUnits(self.db, lambda tx: SqlRefunds(tx, self.settings))
 
     # --- timers ----------------------------------------------------------
 

@@ -111,3 +111,16 @@ def refused_order_payment(
 def crypto_order_payment(amount_cents: int, order_id: str, idempotency_key: str, at: datetime) -> Entry:
     """An order paid straight from a crypto transfer: booked so that sales stay complete."""
     return Entry(EXTERNAL_CRYPTO, SALES_ORDERS, amount_cents, Reason.ORDER_PAYMENT, idempotency_key, order_id, at)
+
+
+def refund_key(payment_id: str) -> str:
+    """The one key a payment is given back under, whichever way (its order refused it, or the order's delivery
+    failed): a payment is refunded once, never once per way."""
+    return f"refused:{payment_id}"
+
+
+def booked_payment(key: str, order_id: str) -> str:
+    """The payment an order's booking into sales was made for, from its idempotency key: a crypto payment's
+    intent (`order-payment:<intent id>`), or the balance debit (`balance-payment:<order id>`)."""
+    kind, _, rest = key.partition(":")
+    return f"balance-{order_id}" if kind == "balance-payment" else rest

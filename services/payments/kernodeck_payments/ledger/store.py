@@ -133,6 +133,22 @@ def paid_for_order(session: Session, order_id: str, payment_ids: list[str]) -> i
     return int(into - back)  # PostgreSQL sums BIGINT as NUMERIC
 
 
+def order_bookings(session: Session, order_id: str) -> list[tuple[str, int]]:
+    """(payment id, cents) of each payment booked into sales for the order, in the order they were booked."""
+    rows = session.exec(
+        select(LedgerEntryRow.idempotency_key, LedgerEntryRow.amount_cents)
+        .where(LedgerEntryRow.credit_account == domain.SALES_ORDERS, LedgerEntryRow.ref == order_id)
+        .order_by(LedgerEntryRow.id)
+    ).all()
+    return [(domain.booked_payment(key, order_id), cents) for key, cents in rows]
+
+
+def used_keys(session: Session, keys: list[str]) -> set[str]:
+    """Those of `keys` some entry was booked under already."""
+    found = session.exec(select(LedgerEntryRow.idempotency_key).where(LedgerEntryRow.idempotency_key.in_(keys)))
+    return set(found.all())
+
+
 def available_cents(session: Session, customer_id: str) -> int:
     # A column query, not session.get: the identity map would not see this session's own UPDATEs.
     balance = session.exec(select(BalanceRow.available_cents).where(BalanceRow.customer_id == customer_id)).first()
