@@ -53,6 +53,35 @@ def test_refusals_cross_the_rpc_boundary_with_their_code_and_fields(support, nei
     assert support.list_queue()["items"] == []
 
 
+WALLET_KEY = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+TWELVE_WORDS = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        f"my wallet key {WALLET_KEY}, please refund there",
+        "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ",
+        TWELVE_WORDS,
+        "mật khẩu: lan12345",
+        "kata sandi: rahasia123",
+        "pass\u200bword: hunter22",
+    ],
+)
+def test_a_wallet_key_or_a_password_in_any_language_is_refused_and_nothing_stored(support, neighbours, message):
+    neighbours["o1"] = an_order("o1", "alice")
+    with pytest.raises(RemoteError) as secret:
+        support.open_request("alice", "o1", "question", message)
+    assert (secret.value.code, [e["field"] for e in secret.value.errors]) == ("secret_in_request", ["message"])
+    assert support.list_requests("alice")["items"] == [] and support.list_queue()["items"] == []
+
+
+def test_a_transaction_id_said_to_be_one_is_stored(support, neighbours):
+    neighbours["o1"] = an_order("o1", "alice")
+    message = f"I paid, tx {WALLET_KEY}; still waiting. " + " ".join(TWELVE_WORDS.split()[:11])
+    assert support.open_request("alice", "o1", "question", message)["message"] == message
+
+
 def test_an_operators_answer_holding_a_secret_is_refused_over_rpc(support, neighbours, events):
     neighbours["o1"] = an_order("o1", "alice")
     opened = support.open_request("alice", "o1", "question", "which port is the notebook on?")
