@@ -510,9 +510,23 @@ def test_a_settled_topup_credits_exactly_its_amount(payments_ready, payments, wa
     assert ledger(payments) == [(50_000, "topup", payment["id"])]
     [listed] = payments.list_topups(ACC)["items"]
     assert (listed["id"], listed["status"], listed["payment"]["status"]) == (topup["id"], "credited", "settled")
+    assert listed["credited_usd_cents"] == 50_000
     [credited] = payments_events.wait_for("balance_credited", 1)
     assert (credited["account_id"], credited["amount_usd_cents"], credited["reason"]) == (ACC, 50_000, "topup")
     assert payments_events.of("payment_settled") == []  # a top-up is not an order payment
+
+
+@pytest.mark.parametrize(("ltc_now", "cents"), [("100", 50_000), ("99.99", 49_995)], ids=["held", "fell"])
+def test_a_topup_is_credited_at_the_lower_of_its_locked_and_the_current_rate(
+    payments_ready, payments, watcher, running, write_rates, ltc_now, cents
+):
+    topup = payments.create_topup(ACC, 50_000, "LTC", "litecoin")
+    assert (topup["payment"]["rate"], topup["credited_usd_cents"]) == ("100", None)  # 5 LTC for 500 USD, locked
+    refresh_rates(running, write_rates, LTC=ltc_now)
+    confirm(watcher, topup["payment"], 500_000_000)
+    assert balance(payments) == {"available_usd_cents": cents, "pending_usd_cents": 0}
+    [listed] = payments.list_topups(ACC)["items"]
+    assert (listed["status"], listed["credited_usd_cents"]) == ("credited", cents)
 
 
 def test_a_second_settled_intent_of_a_paid_order_is_credited_back_and_the_order_paid_once(

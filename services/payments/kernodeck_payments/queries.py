@@ -9,6 +9,8 @@ from kernodeck_kit.outbox import Store
 from kernodeck_kit.paging import Page
 from kernodeck_kit.types import rfc3339
 from kernodeck_payments.config import PaymentsSettings
+from kernodeck_payments.domain.reconcile import topup_key
+from kernodeck_payments.ledger.store import booked_under
 from kernodeck_payments.store.intents import get_intent, intents_for, topups_of, transfers_by_intent
 from kernodeck_payments.store.tables import PaymentIntent
 from kernodeck_payments.views import payment_view, topup_view
@@ -44,10 +46,12 @@ def topups(db: Store, settings: PaymentsSettings, account_id: str, page: Page) -
     with db.read() as session:
         pairs = topups_of(session, account_id, page)
         transfers = transfers_by_intent(session, [intent.id for _, intent in pairs])
+        credited = booked_under(session, [topup_key(intent.id) for _, intent in pairs])
 
         def view(pair) -> dict:
             topup, intent = pair
-            return topup_view(topup, payment_view(intent, transfers[intent.id], settings.ethereum_chain_id))
+            payment = payment_view(intent, transfers[intent.id], settings.ethereum_chain_id)
+            return topup_view(topup, payment, credited.get(topup_key(intent.id)))
 
         return page.answer(pairs, lambda pair: (pair[0].created_at, pair[0].id), view)
 

@@ -13,7 +13,7 @@ from kernodeck_contracts.events import Event
 from kernodeck_kit.db import lock_key
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.ledger.domain import Reason, refund_key
-from kernodeck_payments.ledger.store import order_bookings, paid_for_order, used_keys
+from kernodeck_payments.ledger.store import booked_under, order_bookings, paid_for_order
 from kernodeck_payments.settlement import SqlSettlement, credit_balance
 from kernodeck_payments.store.intents import order_intent_ids
 
@@ -49,7 +49,7 @@ class SqlRefunds(SqlSettlement):
         return paid_for_order(self.session, order_id, payment_ids)
 
     def refunded(self, payment_ids: list[str]) -> set[str]:
-        used = used_keys(self.session, [refund_key(payment_id) for payment_id in payment_ids])
+        used = booked_under(self.session, [refund_key(payment_id) for payment_id in payment_ids])
         return {payment_id for payment_id in payment_ids if refund_key(payment_id) in used}
 
 

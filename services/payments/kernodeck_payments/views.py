@@ -53,11 +53,14 @@ def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ether
     }
 
 
-def topup_view(topup: Topup, payment: dict) -> dict:
+def topup_view(topup: Topup, payment: dict, credited_usd_cents: int | None = None) -> dict:
+    """`credited_usd_cents`: what its settlement credited to the balance (the amount asked at the lower of the
+    locked and the current rate), once it has."""
     return {
         "id": topup.id,
         "amount_usd_cents": topup.amount_usd_cents,
         "status": "credited" if payment["status"] in ("settled", "overpaid") else payment["status"],
+        "credited_usd_cents": credited_usd_cents,
         "created_at": rfc3339(topup.created_at),
         "payment": payment,
     }

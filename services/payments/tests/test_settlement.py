@@ -158,10 +158,10 @@ def test_a_late_transfer_is_credited_at_the_lower_rate(price, cents):
     assert units.of(PaymentSettled) == []
 
 
-def test_a_topup_is_credited_its_amount_and_the_excess_at_the_lower_rate():
+def test_a_topup_and_its_excess_are_credited_at_the_lower_rate():
     units, watcher = setup(FALLING, purpose="topup", reference_id="t1")
     watcher.send(TransferConfirmed, 300_000)
-    assert credits(units) == [(10_000, "topup"), (4_000, "overpayment")]
+    assert credits(units) == [(8_000, "topup"), (4_000, "overpayment")]
     assert units.of(PaymentSettled) == []  # a top-up pays no order
 
 

@@ -27,6 +27,11 @@ PriceNow = Callable[[], Fraction | None]  # the current rate; None when there is
 PENDING = frozenset({TransferState.SEEN, TransferState.CONFIRMING})
 
 
+def topup_key(intent_id: str) -> str:
+    """The key a top-up's own credit is booked under."""
+    return f"topup:{intent_id}"
+
+
 @dataclass(frozen=True)
 class Credit:
     cents: int
@@ -46,6 +51,7 @@ class Outcome:
     status: IntentStatus | None  # None: a settled intent keeps its status
     settles: bool = False
     overpaid: bool = False  # settled with an excess worth crediting (or that waits for an operator)
+    credit_in_review: bool = False  # settled, but what it credits waits for an operator (no fresh rate)
     credits: list[Credit] = field(default_factory=list)
     reviews: list[Review] = field(default_factory=list)
     dispositions: dict[str, Disposition] = field(default_factory=dict)
@@ -108,7 +114,7 @@ def _settle_or_underpay(intent: Intent, on_time: list[Transfer], now: datetime, 
         outcome.settles = True
         outcome.dispositions.update({t.key: Disposition.SETTLEMENT for t in confirmed})
         if intent.purpose == Purpose.TOPUP:
-            outcome.credits.append(Credit(intent.amount_usd_cents, "topup", f"topup:{intent.id}"))
+            beyond.topup(confirmed)
         if total > intent.amount:
             outcome.overpaid = beyond.credit(total - intent.amount, "overpayment", f"excess:{intent.id}", confirmed)
         return
@@ -140,6 +146,21 @@ class Beyond:
     usd_of: UsdOf
     outcome: Outcome
 
+    def topup(self, transfers: list[Transfer]) -> None:
+        """Credit a settled top-up: its USD amount, or less when the rate fell since it was locked (the amount
+        asked at the lower of the locked and a fresh current rate), so that top-ups opened before a fall are no
+        option on the market either. No fresh rate: an operator decides."""
+        price = self.current_price()
+        if price is None:
+            transfer_key = min(t.key for t in transfers)
+            self.outcome.reviews.append(Review("no_fresh_rate", f"no_fresh_rate:topup:{self.intent.id}", transfer_key))
+            self.outcome.credit_in_review = True
+            return
+        worth = self.usd_of(self.intent.amount, min(self.intent.price, price))
+        self.outcome.credits.append(
+            Credit(min(self.intent.amount_usd_cents, worth), "topup", f"topup:{self.intent.id}")
+        )
+
     def unused(self, t: Transfer) -> bool:
         return t.state == TransferState.CONFIRMED and t.disposition is None and t.key not in self.outcome.dispositions
 
@@ -170,6 +191,8 @@ def _status(
     now: datetime,
     outcome: Outcome,
 ) -> IntentStatus:
+    if outcome.settles and outcome.credit_in_review:
+        return IntentStatus.IN_REVIEW
     if outcome.settles:
         return IntentStatus.OVERPAID if outcome.overpaid else IntentStatus.SETTLED
 

@@ -143,10 +143,14 @@ def order_bookings(session: Session, order_id: str) -> list[tuple[str, int]]:
     return [(domain.booked_payment(key, order_id), cents) for key, cents in rows]
 
 
-def used_keys(session: Session, keys: list[str]) -> set[str]:
-    """Those of `keys` some entry was booked under already."""
-    found = session.exec(select(LedgerEntryRow.idempotency_key).where(LedgerEntryRow.idempotency_key.in_(keys)))
-    return set(found.all())
+def booked_under(session: Session, keys: list[str]) -> dict[str, int]:
+    """The cents of the entries booked under those of `keys` that were used, by key."""
+    found = session.exec(
+        select(LedgerEntryRow.idempotency_key, LedgerEntryRow.amount_cents).where(
+            LedgerEntryRow.idempotency_key.in_(keys)
+        )
+    )
+    return dict(found.all())
 
 
 def available_cents(session: Session, customer_id: str) -> int:

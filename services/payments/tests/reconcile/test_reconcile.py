@@ -101,6 +101,26 @@ def test_a_topup_settles_by_crediting_its_amount():
     assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(10_000, "topup", "topup:pi1")]
 
 
+@pytest.mark.parametrize(
+    ("price", "cents"),
+    [(Fraction(60_000), 10_000), (Fraction(50_000), 10_000), (Fraction("49999.99"), 9_999), (Fraction(45_000), 9_000)],
+    ids=["risen", "at-the-locked-rate", "a-cent-below", "fallen"],
+)
+def test_a_topup_is_credited_at_the_lower_of_the_locked_and_the_current_rate(price, cents):
+    outcome = run([transfer(1, 200_000)], intent=replace(INTENT, purpose=Purpose.TOPUP), price=price)
+    assert outcome.settles and outcome.status == IntentStatus.SETTLED
+    assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(cents, "topup", "topup:pi1")]
+
+
+def test_a_topup_without_a_fresh_rate_settles_and_waits_for_an_operator():
+    topup = replace(INTENT, purpose=Purpose.TOPUP)
+    outcome = run([transfer(1, 200_000)], intent=topup, price=None)
+    assert outcome.settles and outcome.status == IntentStatus.IN_REVIEW and outcome.credits == []
+    assert [(r.reason, r.key, r.transfer_key) for r in outcome.reviews] == [
+        ("no_fresh_rate", "no_fresh_rate:topup:pi1", "bitcoin:tx1:0")
+    ]
+
+
 def test_deadline_with_nothing_is_expired():
     assert run([], now=DEADLINE).status == IntentStatus.EXPIRED
     assert run([], now=DEADLINE - timedelta(microseconds=1)).status == IntentStatus.AWAITING_TRANSFER
@@ -296,7 +316,7 @@ SECOND = [transfer(1, 200_000, disposition=Disposition.SETTLEMENT), transfer(2, 
             replace(INTENT, purpose=Purpose.TOPUP),
             T0,
             FALLING,
-            [(10_000, "topup"), (4_000, "overpayment")],
+            [(8_000, "topup"), (4_000, "overpayment")],
             IntentStatus.OVERPAID,
         ),
         (
