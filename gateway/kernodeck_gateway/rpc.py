@@ -6,7 +6,8 @@ The wire protocol, as nameko.rpc.MethodProxy and nameko.rpc.Responder speak it:
   key ``<service>.<method>`` and JSON body ``{"args": [...], "kwargs": {...}}``;
   properties reply_to (a routing key on ``nameko-rpc``, not a queue name),
   correlation_id, content_type application/json; context travels in
-  ``nameko.*`` headers, here ``nameko.call_id_stack``.
+  ``nameko.*`` headers, here ``nameko.call_id_stack``, and for an operator's call
+  ``nameko.operator`` (the account the service checks again: kernodeck_kit.operators).
 - reply: published by the service on ``nameko-rpc`` with routing key =
   reply_to, body ``{"result": ..., "error": null | {"exc_type", "exc_path",
   "exc_args", "value"}}``, encoded with the request's content type.
@@ -177,9 +178,11 @@ class RpcClient:
         /,
         *args: Any,
         timeout: float | None = None,
+        operator: str | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Call ``service.method(*args, **kwargs)`` and return its result.
+        """Call ``service.method(*args, **kwargs)`` and return its result; ``operator``: the operator account
+        the call is made for (an operator RPC runs for no one else).
 
         Raises RemoteError, RpcTimeout or ServiceUnavailable.
         """
@@ -188,13 +191,16 @@ class RpcClient:
         assert self._exchange is not None
         timeout = self._timeout if timeout is None else timeout
         correlation_id = str(uuid.uuid4())
+        headers: dict[str, Any] = {"nameko.call_id_stack": [f"{self._name}.call.{correlation_id}"]}
+        if operator is not None:
+            headers["nameko.operator"] = operator
         message = aio_pika.Message(
             dumps({"args": args, "kwargs": kwargs}),
             content_type="application/json",
             content_encoding="utf-8",
             correlation_id=correlation_id,
             reply_to=self._reply_to,
-            headers={"nameko.call_id_stack": [f"{self._name}.call.{correlation_id}"]},
+            headers=headers,
             # Unlike nameko (persistent, no expiry): a request nobody waits for
             # any more, e.g. queued for a stopped service, is dropped by the
             # broker instead of running later or after a broker restart.

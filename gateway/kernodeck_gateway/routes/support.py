@@ -55,14 +55,14 @@ async def support_queue(
     cursor: str | None = None,
 ) -> OperatorSupportRequestPage:
     """Requests in `status` (open by default), oldest first."""
-    return await rpc.call("support", "list_queue", status, limit, cursor)
+    return await rpc.call("support", "list_queue", status, limit, cursor, operator=operator.account_id)
 
 
 @router.get("/admin/support-requests/{request_id}", tags=["operations"], responses=refusals(404))
 async def support_request(request_id: str, operator: CurrentOperator, rpc: Rpc) -> SupportRequestWithOrder:
     """A request with its answers, and its order with the order's payments and their transfers (what a
     customer who fears paying twice asks about)."""
-    request = await rpc.call("support", "get_request", request_id)
+    request = await rpc.call("support", "get_request", request_id, operator=operator.account_id)
     account_id, order_id = request["account_id"], request["order_id"]
     order, payments = await asyncio.gather(
         rpc.call("orders", "get_order", account_id, order_id),
@@ -75,7 +75,9 @@ async def support_request(request_id: str, operator: CurrentOperator, rpc: Rpc) 
 async def answer_request(
     request_id: str, body: NewSupportAnswer, operator: CurrentOperator, rpc: Rpc
 ) -> OperatorSupportRequest:
-    return await rpc.call("support", "answer_request", operator.account_id, request_id, body.text)
+    return await rpc.call(
+        "support", "answer_request", operator.account_id, request_id, body.text, operator=operator.account_id
+    )
 
 
 @router.post("/admin/support-requests/{request_id}/confirm", tags=["operations"], responses=refusals(404, 409))
@@ -83,7 +85,9 @@ async def confirm_extension(
     request_id: str, body: ExtensionConfirmation, operator: CurrentOperator, rpc: Rpc
 ) -> Extension:
     """Confirm an extension request: priced from the catalog, then payable by the customer on the order."""
-    extension = await rpc.call("support", "confirm_extension", operator.account_id, request_id, body.note)
+    extension = await rpc.call(
+        "support", "confirm_extension", operator.account_id, request_id, body.note, operator=operator.account_id
+    )
     return present_extension(extension, payments=[])  # nothing can have paid it yet
 
 
@@ -91,4 +95,6 @@ async def confirm_extension(
 async def refuse_extension(
     request_id: str, body: ExtensionRefusal, operator: CurrentOperator, rpc: Rpc
 ) -> OperatorSupportRequest:
-    return await rpc.call("support", "refuse_extension", operator.account_id, request_id, body.reason)
+    return await rpc.call(
+        "support", "refuse_extension", operator.account_id, request_id, body.reason, operator=operator.account_id
+    )

@@ -17,6 +17,10 @@ resource alarm, which keep it), and a publish that fails on a dead connection is
 Requests are consumed on a connection of their own (RpcQueueConsumer), not the one nameko's event handlers
 and RPC proxies share, and reach their entrypoint without a green thread of their own in between.
 
+The call's context keeps who sent it as the broker vouches (`broker_user`, the message's user_id property, which
+RabbitMQ checks against the connection's user; a header of that name from the caller is dropped): the
+operator check (kernodeck_kit.operators) reads it.
+
 Text no service can keep (NUL, lone surrogates: kernodeck_contracts.text) is refused in any argument with a
 validation error before the entrypoint runs, whoever the caller.
 
@@ -44,6 +48,8 @@ from nameko.messaging import QueueConsumer
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.text import unstorable_fields
 from kernodeck_kit import amqp_publish
+
+BROKER_USER = "broker_user"  # the context key of the user the broker says sent a request
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +185,13 @@ class Rpc(nameko_rpc.Rpc):
         super().setup()
         # nameko inspects the method on every call (inspect.getcallargs); its signature is read once here.
         self.signature = inspect.signature(getattr(self.container.service_cls, self.method_name))
+
+    def unpack_message_headers(self, message):
+        context = super().unpack_message_headers(message)
+        context.pop(BROKER_USER, None)
+        if user := message.properties.get("user_id"):
+            context[BROKER_USER] = user
+        return context
 
     def check_signature(self, args, kwargs):
         try:

@@ -34,6 +34,9 @@ class BaseServiceSettings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     # Which events a consumer has applied is kept this long, then forgotten (hourly).
     processed_events_retention_days: float = Field(30, gt=0)
+    # The broker users that the operator command (kernodeck-admin) runs as: its operator RPCs are believed
+    # from these only (kernodeck_kit.operators). Comma-separated.
+    operator_broker_users: str = Field("guest", validation_alias=AliasChoices("OPERATOR_BROKER_USERS"))
 
     @field_validator("amqp_uri")
     @classmethod
@@ -49,6 +52,9 @@ class BaseServiceSettings(BaseSettings):
         if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
             raise ValueError("LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR")
         return level
+
+    def operator_broker_user_set(self) -> frozenset[str]:
+        return frozenset(user.strip() for user in self.operator_broker_users.split(",") if user.strip())
 
     def resolved_database_url(self) -> str:
         """The configured URL, or one SQLite file per service under DATA_DIR."""

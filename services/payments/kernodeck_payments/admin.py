@@ -74,12 +74,11 @@ def rpc_command(args) -> int:
     from kernodeck_kit import green
 
     green.patch()
-    from nameko.standalone.rpc import ClusterRpcProxy
-
+    from kernodeck_kit.operators import CommandRpcProxy
     from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
 
-    with ClusterRpcProxy(ServiceSettings(service_name="payments-admin").nameko_config()) as cluster:
+    with CommandRpcProxy(ServiceSettings(service_name="payments-admin").nameko_config()) as cluster:
         payments = cluster.payments
         calls = {
             "methods": lambda: (payments.list_methods,),

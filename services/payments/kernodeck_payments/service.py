@@ -27,6 +27,7 @@ from kernodeck_contracts.events import (
 )
 from kernodeck_kit.events import batch_consumer, consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
+from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.paging import Page
 from kernodeck_kit.rpc import rpc
 from kernodeck_kit.rpc_errors import call_service
@@ -81,6 +82,8 @@ class PaymentsService:
     state = StateMetrics(read_state, PaymentsSettings)
     rate_sources = RateSources()
     provisioning = RpcProxy("provisioning")
+    accounts = RpcProxy("accounts")
+    operators = Operators()
 
     @rpc
     def health(self) -> dict:
@@ -293,15 +296,18 @@ class PaymentsService:
     # --- operators -------------------------------------------------------
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def list_reviews(self, status=None, limit=None, cursor=None) -> dict:
         return operator.reviews(self.db, status, Page.ask(limit, cursor))
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def resolve_review(self, operator_id, review_id, decision, amount_usd_cents, note) -> dict:
         units = self._settlement()
         return operator.resolve(self.db, units, operator_id, review_id, decision, amount_usd_cents, note, utcnow())
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def set_method_enabled(self, operator_id, asset, network, enabled) -> dict:
         method = find_method(asset, network)
         operator.switch_method(self.db, operator_id, method, enabled, utcnow())

@@ -7,12 +7,12 @@ from datetime import UTC, datetime, timedelta
 from uuid import uuid4
 
 import pytest
-from nameko.standalone.rpc import ServiceRpcProxy
 from sqlmodel import Session
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.doubles import ProvisioningDouble
+from kernodeck_kit.operators import CommandRpcProxy
 from kernodeck_kit.testing import service_config, tap_events, truncate_all, wait_until
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.ledger.store import assert_invariant
@@ -113,8 +113,8 @@ def running(container_factory, configs, provisioning_double):
 
 @pytest.fixture
 def payments(running, configs):
-    with ServiceRpcProxy("payments", configs["payments"]) as proxy:
-        yield proxy
+    with CommandRpcProxy(configs["payments"], "cli:tests") as cluster:  # operator RPCs among them: as the command
+        yield cluster.payments
 
 
 class Orders:

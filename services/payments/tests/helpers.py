@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 import eventlet
 from nameko.standalone.events import event_dispatcher
-from nameko.standalone.rpc import ServiceRpcProxy
 from nameko.testing.services import entrypoint_hook
 from prometheus_client import REGISTRY
 from sqlalchemy import text
@@ -36,6 +35,7 @@ from kernodeck_contracts.events import (
 )
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.metrics import ENTRYPOINT_ERRORS
+from kernodeck_kit.operators import CommandRpcProxy
 from kernodeck_kit.rpc_errors import RemoteServiceError
 from kernodeck_kit.testing import wait_until
 from kernodeck_payments.domain.methods import DEFAULT_CONFIRMATIONS
@@ -235,13 +235,14 @@ class PaymentsDb:
 
 @contextmanager
 def rpc_proxies(config: dict, service: str, count: int):
-    """`count` RPC proxies to `service` in an eventlet queue: one per greenthread at a time."""
-    proxies = [ServiceRpcProxy(service, config) for _ in range(count)]
+    """`count` RPC proxies to `service` in an eventlet queue: one per greenthread at a time (as the operator
+    command, so that operator RPCs may be among the calls)."""
+    proxies = [CommandRpcProxy(config, "cli:tests") for _ in range(count)]
     started = []
     try:
         free = eventlet.queue.LightQueue()
         for proxy in proxies:
-            free.put(proxy.start())
+            free.put(proxy.start()[service])
             started.append(proxy)
         yield free
     finally:

@@ -17,8 +17,7 @@ def main(argv: list[str] | None = None) -> int:
 
     green.patch()
 
-    from nameko.standalone.rpc import ClusterRpcProxy
-
+    from kernodeck_kit.operators import CommandRpcProxy
     from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
 
@@ -45,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     config = ServiceSettings(service_name="provisioning-admin").nameko_config()
-    with ClusterRpcProxy(config) as cluster:
+    with CommandRpcProxy(config) as cluster:
         provisioning = cluster.provisioning
         if args.command == "add-node":
             call = (provisioning.add_node, args.host, args.port, args.host_key, args.model, args.gpus, args.note)

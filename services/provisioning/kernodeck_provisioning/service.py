@@ -12,6 +12,7 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import ExtensionPaid, OrderCreated, OrderStatusChanged, PaymentStatusChanged
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.rpc import rpc
 from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
@@ -40,6 +41,8 @@ class ProvisioningService:
     clock = Clock()
     catalog = RpcProxy("catalog")
     orders = RpcProxy("orders")
+    accounts = RpcProxy("accounts")
+    operators = Operators()
 
     @contextmanager
     def uow(self):
@@ -101,6 +104,7 @@ class ProvisioningService:
     # --- operators ------------------------------------------------------------------
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def add_node(self, host, port, host_key, model, gpu_count, note="") -> dict:
         with self.uow() as uow:
             known = uow.get_model(model) if isinstance(model, str) else None
@@ -112,6 +116,7 @@ class ProvisioningService:
         return view
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def set_node_state(self, node_id, state, note="") -> dict:
         with self.uow() as uow:
             node = usecases.set_node_state(uow, node_id, state, note)
@@ -120,6 +125,7 @@ class ProvisioningService:
         return view
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def list_nodes(self) -> list[dict]:
         with self.uow() as uow:
             return [usecases.node_view(uow, node) for node in uow.list_nodes()]

@@ -9,11 +9,11 @@ import eventlet
 import pytest
 from nameko.rpc import rpc
 from nameko.standalone.events import event_dispatcher
-from nameko.standalone.rpc import ServiceRpcProxy
 from nameko.testing.services import replace_dependencies
 
 from infra.testhosts.hosts import TestHost, admin_key, can_run_hosts, netns_allowed
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
+from kernodeck_kit.operators import CommandRpcProxy
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.crypto import new_key
@@ -94,8 +94,8 @@ def provisioning(container_factory, config, clock, orders_double):
     container = container_factory(ProvisioningService, config)
     replace_dependencies(container, clock=clock)
     container.start()
-    with ServiceRpcProxy("provisioning", config) as proxy:
-        yield proxy
+    with CommandRpcProxy(config, "cli:tests") as cluster:  # operator RPCs among them: as the command
+        yield cluster.provisioning
 
 
 @pytest.fixture

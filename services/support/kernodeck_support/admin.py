@@ -18,8 +18,7 @@ def main(argv: list[str] | None = None) -> int:
 
     green.patch()
 
-    from nameko.standalone.rpc import ClusterRpcProxy
-
+    from kernodeck_kit.operators import CommandRpcProxy
     from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
 
@@ -40,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     config = ServiceSettings(service_name="support-admin").nameko_config()
-    with ClusterRpcProxy(config) as cluster:
+    with CommandRpcProxy(config) as cluster:
         support = cluster.support
         calls = {
             "list": lambda: (support.list_queue, args.status, args.limit),

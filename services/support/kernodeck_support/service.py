@@ -9,6 +9,7 @@ from kernodeck_contracts.events import PaymentSettled, RentalExtended, RentalExt
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.events import consumer
 from kernodeck_kit.nameko_deps import Database, Instrumented
+from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.paging import Page
 from kernodeck_kit.rpc import rpc
 from kernodeck_kit.rpc_errors import call_service
@@ -30,6 +31,8 @@ class SupportService:
     state = StateMetrics(read_state)
     orders = RpcProxy("orders")
     catalog = RpcProxy("catalog")
+    accounts = RpcProxy("accounts")
+    operators = Operators()
 
     @property
     def units(self) -> SqlUnits:
@@ -80,6 +83,7 @@ class SupportService:
     # --- operators ------------------------------------------------------------
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def list_queue(self, status=None, limit=None, cursor=None) -> dict:
         """{"items": one page of the requests in `status`, oldest first, "next_cursor"}."""
         page = Page.ask(limit, cursor, oldest_first=True)
@@ -87,16 +91,19 @@ class SupportService:
         return page.answer(found, request_key, lambda request: request_view(request, operator=True))
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def get_request(self, request_id) -> dict:
         return request_view(use_cases.get_request(self.units, request_id), operator=True)
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def answer_request(self, operator_id, request_id, text) -> dict:
         request = use_cases.answer_request(self.units, operator_id, request_id, text, utcnow())
         metrics.ANSWERS.labels(request.kind).inc()
         return request_view(request, operator=True)
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def confirm_extension(self, operator_id, request_id, note=None) -> dict:
         extension = use_cases.confirm_extension(
             self.units, operator_id, request_id, note, utcnow(), uuid4().hex, self._order_of, self._price_of
@@ -105,6 +112,7 @@ class SupportService:
         return extension_view(extension)
 
     @rpc(expected_exceptions=ServiceError)
+    @operator_only
     def refuse_extension(self, operator_id, request_id, reason) -> dict:
         return request_view(use_cases.refuse_extension(self.units, operator_id, request_id, reason, utcnow()), True)
 

@@ -1,9 +1,9 @@
 import pytest
 from nameko.rpc import rpc
-from nameko.standalone.rpc import ServiceRpcProxy
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import Quote
+from kernodeck_kit.operators import CommandRpcProxy
 from kernodeck_kit.testing import service_config, tap_events, truncate_all
 from kernodeck_support.config import SupportSettings
 from kernodeck_support.service import SupportService
@@ -71,8 +71,8 @@ def neighbours(container_factory, config) -> dict:
 @pytest.fixture
 def support(container_factory, config, neighbours):
     container_factory(SupportService, config).start()
-    with ServiceRpcProxy("support", config) as proxy:
-        yield proxy
+    with CommandRpcProxy(config, "cli:tests") as cluster:  # operator RPCs among them: as the command
+        yield cluster.support
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from kernodeck_catalog.config import DEFAULT_CATALOG, load_catalog_file
 from kernodeck_catalog.service import CatalogService
 from kernodeck_catalog.store import seed
 from kernodeck_kit.doubles import ProvisioningDouble
+from kernodeck_kit.operators import CommandRpcProxy
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
@@ -100,7 +101,8 @@ def set_rates(containers, write_rates):
 
 @pytest.fixture
 def payments(stack, wait):
-    with ServiceRpcProxy("payments", stack["payments"]) as proxy:
+    with CommandRpcProxy(stack["payments"], "cli:tests") as cluster:  # the review queue: as the operator command
+        proxy = cluster.payments
         wait(lambda: proxy.list_methods()[0]["reason"] != "rate_unavailable", what="payments' first rates")
         yield proxy
 
