@@ -79,8 +79,9 @@ class SettlementUnit(Protocol):
         intent_id: str | None = None,
         account_id: str | None = None,
         transfer_key: str | None = None,
+        group: str | None = None,
     ) -> bool:
-        """Queue an item for an operator unless one with the same key exists."""
+        """Queue an item for an operator unless one with the same key exists, or join its group's open item."""
 
     def emit(self, event: Event) -> None: ...
 
@@ -154,8 +155,8 @@ class SqlSettlement(SqlUnit):
         with self.session.no_autoflush:
             record_order_payments(self.session, self._bookings)
 
-    def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None) -> bool:
-        return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key)
+    def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None, group=None) -> bool:
+        return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key, group)
 
 
 def apply_transfers(
@@ -262,7 +263,7 @@ def reconcile_intent(
     for credit in outcome.credits:
         credit_balance(unit, row.account_id, credit, row.id, now)
     for review in outcome.reviews:
-        unit.open_review(review.key, review.reason, now, row.id, row.account_id, review.transfer_key)
+        unit.open_review(review.key, review.reason, now, row.id, row.account_id, review.transfer_key, review.group)
     if outcome.settles:
         row.settled_at = now
         if row.purpose in (Purpose.ORDER, Purpose.EXTENSION):

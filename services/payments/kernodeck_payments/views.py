@@ -74,6 +74,7 @@ def review_view(item: ReviewItem, audit: list[ReviewAudit]) -> dict:
         "payment_id": item.intent_id,
         "account_id": item.account_id,
         "transfer_key": item.transfer_key,
+        "transfers": item.transfers,
         "decision": item.decision,
         "amount_usd_cents": item.amount_usd_cents,
         "note": item.note,

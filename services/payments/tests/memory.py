@@ -85,6 +85,7 @@ class SettlementTables:
     balances: dict[str, int] = field(default_factory=dict)
     ledger: dict[str, tuple[str, int, str]] = field(default_factory=dict)  # key -> (account or sales, cents, reason)
     reviews: dict[str, tuple[str, str | None, str | None]] = field(default_factory=dict)  # key -> (reason, intent, tx)
+    review_groups: dict[str, list[str | None]] = field(default_factory=dict)  # open group -> its transfers' keys
 
 
 class MemorySettlement(MemoryUnit[SettlementTables]):
@@ -138,10 +139,15 @@ class MemorySettlement(MemoryUnit[SettlementTables]):
     def book_order_payment(self, cents: int, order_id: str, key: str, now: datetime) -> None:
         self.tables.ledger.setdefault(key, ("sales:orders", cents, "order_payment"))
 
-    def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None) -> bool:
+    def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None, group=None) -> bool:
         if key in self.tables.reviews:
             return False
+        if group in self.tables.review_groups:  # joins the group's open item
+            self.tables.review_groups[group].append(transfer_key)
+            return False
         self.tables.reviews[key] = (reason, intent_id, transfer_key)
+        if group is not None:
+            self.tables.review_groups[group] = [transfer_key]
         return True
 
 

@@ -1,6 +1,7 @@
 """The operator review queue through the running service: listing, deciding, the audit trail."""
 
 from kernodeck_contracts.events import BalanceMismatch
+from kernodeck_payments.domain.intents import transfer_key
 from services.payments.tests.helpers import (
     UNKNOWN_ERC20,
     code_of,
@@ -157,3 +158,28 @@ def test_a_balance_larger_than_the_transfers_seen_opens_one_review_per_differenc
     assert len([i for i in payments.list_reviews("open")["items"] if i["reason"] == "balance_mismatch"]) == 2
     watcher.send(BalanceMismatch, balance=9, token="0x" + "d" * 40, **mismatch)  # as much of a token: its own item
     assert len([i for i in payments.list_reviews("open")["items"] if i["reason"] == "balance_mismatch"]) == 3
+
+
+def key(event) -> str:
+    return transfer_key(event.network, event.txid, event.index)
+
+
+def test_foreign_token_dust_on_one_address_is_one_open_item(payments_ready, payments, watcher):
+    payment = payments.create_topup(ACC, 10_000, "USDT", "ethereum")["payment"]
+    other = payments.create_topup(ACC, 10_000, "USDT", "ethereum")["payment"]
+    dust = [confirm(watcher, payment, 1, tx=txid(), index=n, token=UNKNOWN_ERC20) for n in range(3)]
+    confirm(watcher, other, 1, tx=txid(), index=0, token=UNKNOWN_ERC20)
+
+    [item, elsewhere] = sorted(payments.list_reviews("open")["items"], key=lambda i: i["payment_id"] != payment["id"])
+    assert (item["payment_id"], item["transfers"], item["transfer_key"]) == (payment["id"], 3, key(dust[0]))
+    assert [(a["action"], a["detail"]) for a in item["audit"]] == [
+        ("opened", "wrong_asset"),
+        ("joined", key(dust[1])),
+        ("joined", key(dust[2])),
+    ]
+    assert (elsewhere["payment_id"], elsewhere["transfers"]) == (other["id"], 1)
+
+    payments.resolve_review(OPERATOR, item["id"], "dismissed", None, "dust of an unknown token")
+    later = confirm(watcher, payment, 1, tx=txid(), index=0, token=UNKNOWN_ERC20)  # after the decision: a new item
+    [again] = [i for i in payments.list_reviews("open")["items"] if i["payment_id"] == payment["id"]]
+    assert (again["transfers"], again["transfer_key"]) == (1, key(later))

@@ -44,6 +44,7 @@ class Review:
     reason: str
     key: str
     transfer_key: str
+    group: str | None = None  # reviews of one group join its open item (review_items.group_key)
 
 
 @dataclass
@@ -66,7 +67,7 @@ def reconcile(
     usd_of: UsdOf,
 ) -> Outcome:
     outcome = Outcome(status=None)
-    _review_foreign_assets(transfers, expected_token, outcome)
+    _review_foreign_assets(intent, transfers, expected_token, outcome)
     _review_reverted_after_use(transfers, outcome)
 
     on_time, late = _on_time_and_late(intent, transfers, expected_token)
@@ -91,12 +92,15 @@ def _on_time_and_late(
     )
 
 
-def _review_foreign_assets(transfers: list[Transfer], expected_token: str | None, outcome: Outcome) -> None:
-    # Another asset on this address (a token sent to an ETH intent, an unknown
-    # contract): recorded, never counted, and left to an operator.
+def _review_foreign_assets(
+    intent: Intent, transfers: list[Transfer], expected_token: str | None, outcome: Outcome
+) -> None:
+    # Another asset on this address (a token sent to an ETH intent, an unknown contract, dust of an unknown
+    # mint): recorded, never counted, and left to an operator, in one item per address while it is open.
+    group = f"wrong_asset:{intent.network}:{intent.address}"
     for t in transfers:
         if t.token != expected_token and t.state == TransferState.CONFIRMED and t.disposition is None:
-            outcome.reviews.append(Review("wrong_asset", f"wrong_asset:{t.key}", t.key))
+            outcome.reviews.append(Review("wrong_asset", f"wrong_asset:{t.key}", t.key, group))
             outcome.dispositions[t.key] = Disposition.REVIEW
 
 

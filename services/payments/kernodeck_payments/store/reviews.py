@@ -23,8 +23,12 @@ def open_review(
     intent_id: str | None = None,
     account_id: str | None = None,
     transfer_key: str | None = None,
+    group: str | None = None,
 ) -> bool:
-    """Queue an item unless one with the same key exists; True when queued now."""
+    """Queue an item unless one with the same key exists; True when queued now. With a `group`, a cause joins
+    the group's open item instead (counted, and named in its audit trail) when there is one."""
+    if group is not None and _join_group(session, group, key, transfer_key, now):
+        return False
     review_id = uuid4().hex
     inserted = session.execute(
         insert_for(session, ReviewItem)
@@ -36,6 +40,8 @@ def open_review(
             intent_id=intent_id,
             account_id=account_id,
             transfer_key=transfer_key,
+            group_key=group,
+            transfers=1,
             note="",
             created_at=now,
         )
@@ -45,6 +51,17 @@ def open_review(
         REVIEWS_OPENED.labels(reason).inc()
         session.add(ReviewAudit(review_id=review_id, actor=SYSTEM, action="opened", detail=reason, at=now))
     return bool(inserted)
+
+
+def _join_group(session: Session, group: str, key: str, transfer_key: str | None, now: datetime) -> bool:
+    query = select(ReviewItem).where(ReviewItem.group_key == group, ReviewItem.status == "open")
+    item = one_or_none(session, query.order_by(ReviewItem.created_at).limit(1), lock=True)
+    if item is None:
+        return False
+    item.transfers += 1
+    session.add(item)
+    session.add(ReviewAudit(review_id=item.id, actor=SYSTEM, action="joined", detail=transfer_key or key, at=now))
+    return True
 
 
 def list_reviews(session: Session, status: str | None, page: Page) -> list[ReviewItem]:

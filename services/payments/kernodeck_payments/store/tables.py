@@ -119,6 +119,9 @@ class ReviewItem(SQLModel, table=True):
 
     id: str = Field(primary_key=True, max_length=32)
     key: str = Field(max_length=200)  # what caused it; the same cause never queues twice
+    # Causes of one kind on one address (foreign-token dust) join the open item of their group, counted here.
+    group_key: str | None = Field(default=None, max_length=200, index=True)
+    transfers: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
     reason: str = Field(max_length=64)
     status: str = Field(max_length=12, index=True)
     intent_id: str | None = Field(default=None, max_length=32)

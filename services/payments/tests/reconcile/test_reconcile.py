@@ -233,6 +233,12 @@ def test_another_asset_on_the_address_goes_to_review_and_never_counts():
     assert [(r.reason, r.key) for r in outcome.reviews] == [("wrong_asset", "wrong_asset:bitcoin:tx1:0")]
 
 
+def test_foreign_transfers_on_one_address_share_the_addresss_review_group():
+    outcome = run([transfer(1, 1, token=USDT), transfer(2, 1, token="0xdead")])
+    assert {r.group for r in outcome.reviews} == {"wrong_asset:bitcoin:bcrt1qexample"}
+    assert [r.key for r in outcome.reviews] == ["wrong_asset:bitcoin:tx1:0", "wrong_asset:bitcoin:tx2:0"]
+
+
 def test_a_token_from_an_unknown_contract_goes_to_review_on_a_token_intent():
     fake = transfer(1, 100_000_000, token="0x000000000000000000000000000000000000dead")
     outcome = run([fake], token=USDT)
