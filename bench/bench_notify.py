@@ -36,8 +36,8 @@ from infra.devnet.telegram_double import TelegramDouble
 from infra.local.isolation import temporary_databases, temporary_vhost
 from infra.local.stack import BIN, Process, free_port, metrics_show
 from kernodeck_contracts.events import Event, OrderCreated, TelegramLinkRequested, telegram_token_hash
-from kernodeck_kit.outbox import amqp_publisher
 from kernodeck_kit.tables import OutboxMessage
+from kernodeck_kit.transport.publish import amqp_publisher
 
 CHATS = 100
 BURST = 1000

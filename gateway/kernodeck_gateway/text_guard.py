@@ -1,6 +1,6 @@
 """Text nothing downstream can keep (kernodeck_contracts.text: NUL, lone UTF-16 surrogates), anywhere in a
 request's path, query or JSON body, keys included. Refused with 422 before any route sees it, where it would
-otherwise end as a 500. Every service's RPC refuses it too (kernodeck_kit.rpc): this answers it sooner."""
+otherwise end as a 500. Every service's RPC refuses it too (kernodeck_kit.transport.rpc): this answers it sooner."""
 
 import json
 from email.message import Message

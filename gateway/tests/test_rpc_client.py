@@ -1,4 +1,5 @@
-"""RpcClient against a real nameko service (a subprocess) on a real RabbitMQ.
+"""RpcClient against a real nameko service (a subprocess) on a real RabbitMQ, answering through nameko's `rpc`
+entrypoint and through the kit's, which every service uses.
 
 The broker is AMQP_URI (default: the local RabbitMQ). Each test runs its own
 event loop with asyncio.run; eventlet only ever runs in the service process.
@@ -49,12 +50,12 @@ async def _delete_queue(queue_name: str) -> None:
         await channel.queue_delete(queue_name)
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
+@pytest.fixture(scope="module", params=["nameko", "kit"])
+def service(request, tmp_path_factory):
     """The name of a running echo service, unique to this test run."""
     name = f"echo_{uuid.uuid4().hex[:12]}"
     log_path = tmp_path_factory.mktemp("echo") / "service.log"
-    env = {**os.environ, "ECHO_SERVICE_NAME": name, "EVENTLET_NO_GREENDNS": "yes"}
+    env = {**os.environ, "ECHO_SERVICE_NAME": name, "ECHO_ENTRYPOINT": request.param, "EVENTLET_NO_GREENDNS": "yes"}
     with open(log_path, "wb") as log_file:
         process = subprocess.Popen(
             [sys.executable, "-m", "nameko", "run", "--broker", AMQP_URI, "echo_service"],

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kernodeck_kit.rpc_errors import RemoteServiceError
+from kernodeck_kit.transport.calls import RemoteServiceError
 
 ALICE = "acct-alice"
 

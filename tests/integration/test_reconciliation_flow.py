@@ -11,7 +11,7 @@ import eventlet
 import pytest
 
 from kernodeck_contracts.events import TransferConfirmations, TransferConfirmed, TransferReverted, TransferSeen
-from kernodeck_kit.rpc_errors import RemoteServiceError
+from kernodeck_kit.transport.calls import RemoteServiceError
 from kernodeck_payments.store.addresses import import_solana_addresses
 from kernodeck_payments.store.intents import due_for_reconciliation
 from services.payments.tests.conftest import RATES

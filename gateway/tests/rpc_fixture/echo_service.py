@@ -1,14 +1,20 @@
 """A tiny nameko service for the RPC client tests, run in its own process.
 
 Its name comes from ECHO_SERVICE_NAME so that concurrent test runs on one
-broker do not share a queue.
+broker do not share a queue; ECHO_ENTRYPOINT=kit has it answer through the kit's
+`rpc` entrypoint (kernodeck_kit.transport.rpc), which every service uses, rather
+than nameko's.
 """
 
 import os
 import time
 
+from nameko import rpc as nameko_rpc
 from nameko.extensions import DependencyProvider
-from nameko.rpc import rpc
+
+from kernodeck_kit.transport import rpc as kit_rpc
+
+rpc = kit_rpc.rpc if os.environ.get("ECHO_ENTRYPOINT") == "kit" else nameko_rpc.rpc
 
 
 class Refused(Exception):

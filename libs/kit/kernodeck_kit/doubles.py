@@ -1,7 +1,7 @@
 """Test doubles of a neighbour's RPC, for the tests of the services that call it (never for production)."""
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_kit.rpc import rpc
+from kernodeck_kit.transport.rpc import rpc
 
 
 class ProvisioningDouble:

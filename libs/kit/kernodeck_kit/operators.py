@@ -26,9 +26,9 @@ from nameko.rpc import ServiceProxy
 from nameko.standalone.rpc import ClusterProxy, ClusterRpcProxy
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_kit.rpc import BROKER_USER
-from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.settings import ServiceSettings
+from kernodeck_kit.transport.calls import call_service
+from kernodeck_kit.transport.rpc import BROKER_USER
 
 OPERATOR = "operator"  # the context key the gateway and the command set
 COMMAND_PREFIX = "cli:"

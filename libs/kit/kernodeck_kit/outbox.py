@@ -2,7 +2,7 @@
 
 `Store.transaction()` yields a `Tx`; events emitted on it are inserted in the
 same database transaction. Right after the commit the same worker publishes
-them (publisher confirms) and marks them sent; `OutboxRelay.publish_pending`
+them (confirmed by the broker: kernodeck_kit.transport.publish) and marks them sent; `OutboxRelay.publish_pending`
 retries whatever a crash or a broker outage left behind. On PostgreSQL the
 worker holds its rows locked until they are marked sent and the relay passes
 over locked rows, so a slow confirm does not have the relay publish them too;
@@ -23,15 +23,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from amqp import Message, spec
-from kombu import Connection
-from nameko.amqp.publish import UndeliverableMessage
 from sqlalchemy import delete, insert, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from kernodeck_contracts.events import Event
-from kernodeck_kit import amqp_publish, metrics
+from kernodeck_kit import metrics
 from kernodeck_kit.db import insert_for, is_postgres
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
 from kernodeck_kit.types import utcnow
@@ -63,9 +60,14 @@ class Emitted:
     id: int | None = None
 
 
-PublishFn = Callable[[OutboxRow], None]
+PublishFn = Callable[[OutboxRow], None]  # raises Unroutable when no queue receives the row's event
+
+
+class Unroutable(Exception):
+    """The broker returned the event: no queue is bound to receive it (yet)."""
+
+
 WhileConfirming = Callable[[], None]  # called once the rows are sent, before their confirms are awaited
-CONFIRM_TIMEOUT_S = 10.0
 # Event ids read back in one statement on SQLite: under the 999 variables older SQLite builds allow in one
 # statement, so that a transaction emitting thousands of events is written, not refused.
 SQLITE_IDS_READ = 900
@@ -85,130 +87,6 @@ class Published:
         return Published(
             *([row for row in part if row.id in ids] for part in (self.confirmed, self.unroutable, self.failed))
         )
-
-
-class AmqpPublisher:
-    """Publishes outbox rows the way nameko's EventDispatcher does (JSON, persistent, on `<source>.events`),
-    but mandatory and confirmed. `publisher(row)` publishes one (UndeliverableMessage when no queue receives
-    it); `publisher.many(rows)` publishes them all on one channel, in order, before it waits for their confirms,
-    so a block's events cost one round trip to the broker, not one each."""
-
-    def __init__(self, amqp_uri: str):
-        self.amqp_uri = amqp_uri
-        self._idle: list[_ConfirmChannel] = []  # channels in confirm mode, one per concurrent publisher
-        self._closed = False
-
-    def __call__(self, row: OutboxRow) -> None:
-        published = self.many([row])
-        if published.unroutable:
-            raise UndeliverableMessage()
-        if published.failed:
-            raise ConnectionError("the broker did not confirm the event")
-
-    def many(self, rows: list[OutboxRow], while_confirming: WhileConfirming | None = None) -> Published:
-        """Raises when the broker cannot be reached: then none of the rows is known to be published."""
-        reused = bool(self._idle)
-        channel = self._idle.pop() if reused else _ConfirmChannel(self.amqp_uri)
-        try:
-            published = channel.publish(rows, while_confirming)
-        except Exception:
-            channel.close()
-            if not reused:
-                raise
-            # A kept channel may have lost its connection (the broker restarted): once more on a fresh one.
-            channel = _ConfirmChannel(self.amqp_uri)
-            try:
-                published = channel.publish(rows, while_confirming)
-            except Exception:
-                channel.close()
-                raise
-        if self._closed:
-            channel.close()
-        else:
-            self._idle.append(channel)
-        return published
-
-    def close(self) -> None:
-        """Close the kept channels' connections, and each channel in use once its batch is done."""
-        self._closed = True
-        while self._idle:
-            self._idle.pop().close()
-
-
-class _ConfirmChannel:
-    """One connection's channel in confirm mode; a row's message id is its event id, which tells which rows the
-    broker returned."""
-
-    def __init__(self, amqp_uri: str):
-        self.connection = Connection(amqp_uri)
-        self.channel = self.connection.channel()
-        self.channel.confirm_select()
-        self.channel.events["basic_ack"].add(self._acked)
-        self.channel.events["basic_nack"].add(self._nacked)
-        self.channel.events["basic_return"].add(self._returned)
-        self.declared: set[str] = set()
-        self.last_tag = 0  # the broker numbers a channel's messages from 1
-        self.waiting: dict[int, OutboxRow] = {}
-        self.returned: set[str] = set()
-        self.nacked: list[OutboxRow] = []
-
-    def publish(self, rows: list[OutboxRow], while_confirming: WhileConfirming | None = None) -> Published:
-        self.returned.clear()
-        self.nacked.clear()
-        for row in rows:
-            exchange = f"{row.source}.events"
-            if exchange not in self.declared:
-                self.channel.exchange_declare(exchange, "topic", durable=True, auto_delete=False)
-                self.declared.add(exchange)
-            message = Message(
-                row.payload,
-                content_type="application/json",
-                content_encoding="utf-8",
-                delivery_mode=2,
-                message_id=row.event_id,
-            )
-            amqp_publish.publish(self.channel, message, exchange, row.event_type, mandatory=True)
-            self.last_tag += 1
-            self.waiting[self.last_tag] = row
-        if while_confirming is not None:
-            while_confirming()
-        while self.waiting:
-            self.channel.wait([spec.Basic.Ack, spec.Basic.Nack], timeout=CONFIRM_TIMEOUT_S)
-        nacked = {row.event_id for row in self.nacked}
-        published = Published()
-        for row in rows:
-            if row.event_id in nacked:
-                published.failed.append(row)
-            elif row.event_id in self.returned:
-                published.unroutable.append(row)
-            else:
-                published.confirmed.append(row)
-        return published
-
-    def close(self) -> None:
-        try:
-            self.connection.release()
-        except Exception:
-            log.debug("closing a broken publishing connection failed", exc_info=True)
-
-    def _settled(self, tag: int, multiple: bool) -> list[OutboxRow]:
-        tags = [t for t in self.waiting if t <= tag] if multiple else [tag]
-        return [self.waiting.pop(t) for t in tags if t in self.waiting]
-
-    def _acked(self, tag: int, multiple: bool) -> None:
-        self._settled(tag, multiple)
-
-    def _nacked(self, tag: int, multiple: bool) -> None:
-        self.nacked.extend(self._settled(tag, multiple))
-
-    def _returned(self, _exc, _exchange, _routing_key, message) -> None:
-        # The broker sends a message's return before its confirm.
-        self.returned.add(message.properties.get("message_id"))
-
-
-def amqp_publisher(amqp_uri: str) -> AmqpPublisher:
-    """Publish outbox rows, mandatory and confirmed (see AmqpPublisher)."""
-    return AmqpPublisher(amqp_uri)
 
 
 class Tx:
@@ -386,7 +264,7 @@ class OutboxRelay:
         for row in rows:
             try:
                 self.publish(row)
-            except UndeliverableMessage:
+            except Unroutable:
                 published.unroutable.append(row)
                 continue
             except Exception:

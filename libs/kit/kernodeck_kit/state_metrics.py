@@ -16,8 +16,8 @@ from prometheus_client.registry import Collector
 from sqlmodel import Session
 
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.nameko_deps import settings_of
 from kernodeck_kit.settings import ServiceSettings
+from kernodeck_kit.transport.dependencies import settings_of
 from kernodeck_kit.types import utcnow
 
 log = logging.getLogger(__name__)

@@ -2,8 +2,8 @@
 
 from nameko.timer import Timer
 
-from kernodeck_kit.nameko_deps import settings_of
 from kernodeck_kit.settings import ServiceSettings
+from kernodeck_kit.transport.dependencies import settings_of
 
 
 class ConfiguredTimer(Timer):

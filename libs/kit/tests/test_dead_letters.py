@@ -10,9 +10,9 @@ from sqlalchemy.exc import OperationalError
 from kernodeck_contracts.errors import EventTooEarly
 from kernodeck_kit import dead_letters, metrics
 from kernodeck_kit.dead_letters_cli import main as cli
-from kernodeck_kit.events import RETRY_PAUSE_KEY, consumer
 from kernodeck_kit.settings import SETTINGS_KEY
 from kernodeck_kit.testing import wait_until
+from kernodeck_kit.transport.events import RETRY_PAUSE_KEY, consumer
 
 MAX_DELIVERIES = 3
 attempts: list[str] = []

@@ -7,7 +7,7 @@ import eventlet
 from nameko.standalone.events import event_dispatcher
 from prometheus_client import REGISTRY
 
-from kernodeck_kit.events import RETRY_PAUSE_KEY, batch_consumer, consumer
+from kernodeck_kit.transport.events import RETRY_PAUSE_KEY, batch_consumer, consumer
 
 PAUSE_S = 0.3
 attempts: list[float] = []

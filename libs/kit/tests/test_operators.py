@@ -8,9 +8,9 @@ from nameko.standalone.rpc import ClusterRpcProxy
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.operators import CommandRpcProxy, Operators, operator_only
-from kernodeck_kit.rpc import rpc
-from kernodeck_kit.rpc_errors import RemoteServiceError
 from kernodeck_kit.settings import SETTINGS_KEY
+from kernodeck_kit.transport.calls import RemoteServiceError
+from kernodeck_kit.transport.rpc import rpc
 
 ACCOUNTS = {"op-1": True, "customer-1": False}
 

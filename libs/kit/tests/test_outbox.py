@@ -17,12 +17,14 @@ from sqlalchemy import update
 from sqlmodel import Session, SQLModel, select
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
-from kernodeck_kit import metrics, nameko_deps, outbox
+from kernodeck_kit import metrics, outbox
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.nameko_deps import Database
-from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher
+from kernodeck_kit.outbox import OutboxRelay, Store
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
 from kernodeck_kit.testing import service_config, truncate_all, wait_until
+from kernodeck_kit.transport import dependencies
+from kernodeck_kit.transport.dependencies import Database
+from kernodeck_kit.transport.publish import amqp_publisher
 from kernodeck_kit.types import utcnow
 
 received: list[dict] = []
@@ -284,7 +286,7 @@ def test_pruning_forgets_old_sent_rows_and_keeps_unsent_ones(config):
 
 
 def test_the_relay_prunes_on_its_first_pass_even_right_after_boot(container_factory, config, monkeypatch):
-    monkeypatch.setattr(nameko_deps, "time", SimpleNamespace(monotonic=lambda: 5.0))  # a host up for 5 s
+    monkeypatch.setattr(dependencies, "time", SimpleNamespace(monotonic=lambda: 5.0))  # a host up for 5 s
     pruned = []
     monkeypatch.setattr(OutboxRelay, "prune", lambda _relay, sent_before: pruned.append(sent_before) or 0)
     container_factory(Producer, {**config, "OUTBOX_RELAY_INTERVAL_S": 0.05}).start()

@@ -9,8 +9,8 @@ from nameko.exceptions import IncorrectSignature, RemoteError
 from nameko.standalone.rpc import ClusterRpcProxy
 from nameko.timer import timer
 
-from kernodeck_kit.rpc import rpc
-from kernodeck_kit.rpc_errors import RemoteServiceError
+from kernodeck_kit.transport.calls import RemoteServiceError
+from kernodeck_kit.transport.rpc import rpc
 
 # Over the broker's frame size (128 KiB): a reply of several body frames.
 LARGE = "x" * 300_000

@@ -4,7 +4,7 @@ from nameko.extensions import DependencyProvider
 
 from kernodeck_accounts.config import AccountsSettings
 from kernodeck_accounts.use_cases import Rules, rules_for
-from kernodeck_kit.nameko_deps import settings_of
+from kernodeck_kit.transport.dependencies import settings_of
 
 
 class AccountRules(DependencyProvider):

@@ -8,7 +8,7 @@ def main() -> None:
 
     from kernodeck_accounts.config import AccountsSettings
     from kernodeck_accounts.service import AccountsService
-    from kernodeck_kit import runner
+    from kernodeck_kit.transport import runner
 
     runner.run(AccountsService, AccountsSettings(), "kernodeck_accounts")
 

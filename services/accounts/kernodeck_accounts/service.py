@@ -10,8 +10,8 @@ from kernodeck_accounts.dependencies import AccountRules
 from kernodeck_accounts.domain import Account
 from kernodeck_accounts.store import SqlAccounts
 from kernodeck_contracts.errors import ServiceError
-from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
-from kernodeck_kit.rpc import rpc
+from kernodeck_kit.transport.dependencies import Database, Instrumented, Settings
+from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
 

@@ -6,8 +6,8 @@ from sqlmodel import Session
 from kernodeck_accounts.config import AccountsSettings
 from kernodeck_accounts.service import AccountsService
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.rpc_errors import RemoteServiceError
 from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_kit.transport.calls import RemoteServiceError
 
 # The cheapest argon2id argon2-cffi accepts: the suite exercises the flow, not the cost.
 CHEAP_ARGON2 = {"argon2_time_cost": 1, "argon2_memory_cost_kib": 8, "argon2_parallelism": 1}

@@ -48,8 +48,8 @@ def show() -> int:
     green.patch()
     from nameko.standalone.rpc import ClusterRpcProxy
 
-    from kernodeck_kit.rpc_errors import call_service
     from kernodeck_kit.settings import ServiceSettings
+    from kernodeck_kit.transport.calls import call_service
 
     with ClusterRpcProxy(ServiceSettings(service_name="catalog-admin").nameko_config()) as cluster:
         print_prices(call_service(cluster.catalog.list_catalog, timeout=30)["models"])

@@ -9,7 +9,7 @@ def main() -> None:
     from kernodeck_catalog.config import CatalogSettings, load_catalog_file
     from kernodeck_catalog.service import CatalogService
     from kernodeck_catalog.store import seed
-    from kernodeck_kit import runner
+    from kernodeck_kit.transport import runner
 
     settings = CatalogSettings()
     catalog = load_catalog_file(settings.config_path)

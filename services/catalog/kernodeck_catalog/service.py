@@ -9,9 +9,9 @@ from kernodeck_catalog.store import SqlCatalog
 from kernodeck_catalog.use_cases import apply_capacity, current_catalog
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import CapacityChanged
-from kernodeck_kit.events import consumer
-from kernodeck_kit.nameko_deps import Database, Instrumented
-from kernodeck_kit.rpc import rpc
+from kernodeck_kit.transport.dependencies import Database, Instrumented
+from kernodeck_kit.transport.events import consumer
+from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.units import SqlUnits
 
 # Every request reads the replica's copy of the catalog, loaded again off the requests' path: at once by the

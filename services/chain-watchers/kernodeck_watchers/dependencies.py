@@ -2,7 +2,7 @@
 
 from nameko.extensions import DependencyProvider
 
-from kernodeck_kit.nameko_deps import settings_of
+from kernodeck_kit.transport.dependencies import settings_of
 from kernodeck_watchers.clients import build_client
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.instrumented import InstrumentedClient

@@ -12,7 +12,7 @@ from eventlet.queue import Empty, LightQueue
 from nameko.extensions import Entrypoint
 from nameko.messaging import QueueConsumer
 
-from kernodeck_kit.nameko_deps import settings_of
+from kernodeck_kit.transport.dependencies import settings_of
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.notify import block_source, listen_for_blocks
 

@@ -9,7 +9,7 @@ def main(argv: list[str] | None = None) -> None:
 
     green.patch()
 
-    from kernodeck_kit import runner
+    from kernodeck_kit.transport import runner
     from kernodeck_watchers.config import Network, WatcherSettings
     from kernodeck_watchers.service import watcher_service
 

@@ -3,11 +3,11 @@
 from nameko.rpc import RpcProxy
 
 from kernodeck_contracts.events import AddressWatched, PaymentReported
-from kernodeck_kit.events import consumer
-from kernodeck_kit.nameko_deps import Database, Instrumented
-from kernodeck_kit.rpc import rpc
-from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.timers import configured_timer
+from kernodeck_kit.transport.calls import call_service
+from kernodeck_kit.transport.dependencies import Database, Instrumented
+from kernodeck_kit.transport.events import consumer
+from kernodeck_kit.transport.rpc import rpc
 from kernodeck_watchers.chains.base import NodeError
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.dependencies import Watcher

@@ -14,9 +14,9 @@ from sqlalchemy import text
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import PaymentSettled, PaymentStatusChanged
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.nameko_deps import Database
-from kernodeck_kit.rpc_errors import RemoteServiceError
 from kernodeck_kit.testing import service_config
+from kernodeck_kit.transport.calls import RemoteServiceError
+from kernodeck_kit.transport.dependencies import Database
 from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.service import OrdersService
 

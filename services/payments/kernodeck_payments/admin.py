@@ -75,8 +75,8 @@ def rpc_command(args) -> int:
 
     green.patch()
     from kernodeck_kit.operators import CommandRpcProxy
-    from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
+    from kernodeck_kit.transport.calls import print_call
 
     with CommandRpcProxy(ServiceSettings(service_name="payments-admin").nameko_config()) as cluster:
         payments = cluster.payments

@@ -2,7 +2,7 @@
 
 from nameko.extensions import DependencyProvider
 
-from kernodeck_kit.nameko_deps import settings_of
+from kernodeck_kit.transport.dependencies import settings_of
 from kernodeck_payments.availability import rate_source_names
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.rates.sources import build_sources

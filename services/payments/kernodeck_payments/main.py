@@ -6,7 +6,7 @@ def main() -> None:
 
     green.patch()
 
-    from kernodeck_kit import runner
+    from kernodeck_kit.transport import runner
     from kernodeck_payments.account_keys import PrivateKeyConfigured
     from kernodeck_payments.config import PaymentsSettings
     from kernodeck_payments.service import PaymentsService

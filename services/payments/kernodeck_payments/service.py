@@ -25,14 +25,14 @@ from kernodeck_contracts.events import (
     TransferSeen,
     WatcherStatus,
 )
-from kernodeck_kit.events import batch_consumer, consumer
-from kernodeck_kit.nameko_deps import Database, Instrumented, Settings
 from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.paging import Page
-from kernodeck_kit.rpc import rpc
-from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
+from kernodeck_kit.transport.calls import call_service
+from kernodeck_kit.transport.dependencies import Database, Instrumented, Settings
+from kernodeck_kit.transport.events import batch_consumer, consumer
+from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_payments import metrics, operator, queries

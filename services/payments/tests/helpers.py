@@ -36,8 +36,8 @@ from kernodeck_contracts.events import (
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.metrics import ENTRYPOINT_ERRORS
 from kernodeck_kit.operators import CommandRpcProxy
-from kernodeck_kit.rpc_errors import RemoteServiceError
 from kernodeck_kit.testing import wait_until
+from kernodeck_kit.transport.calls import RemoteServiceError
 from kernodeck_payments.domain.methods import DEFAULT_CONFIRMATIONS
 
 HANDLERS = {

@@ -18,8 +18,8 @@ def main(argv: list[str] | None = None) -> int:
     green.patch()
 
     from kernodeck_kit.operators import CommandRpcProxy
-    from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
+    from kernodeck_kit.transport.calls import print_call
 
     parser = argparse.ArgumentParser(prog="kernodeck-admin nodes", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from eventlet.greenpool import GreenPool
 from nameko.extensions import DependencyProvider
 
-from kernodeck_kit.nameko_deps import settings_of
+from kernodeck_kit.transport.dependencies import settings_of
 from kernodeck_kit.types import utcnow
 from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.crypto import SecretBox

@@ -6,7 +6,7 @@ def main() -> None:
 
     green.patch()
 
-    from kernodeck_kit import runner
+    from kernodeck_kit.transport import runner
     from kernodeck_provisioning.config import ProvisioningSettings
     from kernodeck_provisioning.service import ProvisioningService
 

@@ -10,13 +10,13 @@ from nameko.rpc import RpcProxy
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import ExtensionPaid, OrderCreated, OrderStatusChanged, PaymentStatusChanged
-from kernodeck_kit.events import consumer
-from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.operators import Operators, operator_only
-from kernodeck_kit.rpc import rpc
-from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
+from kernodeck_kit.transport.calls import call_service
+from kernodeck_kit.transport.dependencies import Database, Instrumented
+from kernodeck_kit.transport.events import consumer
+from kernodeck_kit.transport.rpc import rpc
 from kernodeck_provisioning import metrics, usecases
 from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.dependencies import Clock, Deliveries, ProvisioningTools

@@ -19,8 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     green.patch()
 
     from kernodeck_kit.operators import CommandRpcProxy
-    from kernodeck_kit.rpc_errors import print_call
     from kernodeck_kit.settings import ServiceSettings
+    from kernodeck_kit.transport.calls import print_call
 
     parser = argparse.ArgumentParser(prog="kernodeck-admin support", description=__doc__.splitlines()[0])
     parser.add_argument("--as", dest="author", default=OPERATOR, help="who answers (recorded with the answer)")

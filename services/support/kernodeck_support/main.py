@@ -6,7 +6,7 @@ def main() -> None:
 
     green.patch()
 
-    from kernodeck_kit import runner
+    from kernodeck_kit.transport import runner
     from kernodeck_support.config import SupportSettings
     from kernodeck_support.service import SupportService
 

@@ -7,13 +7,13 @@ from nameko.rpc import RpcProxy
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import PaymentSettled, RentalExtended, RentalExtensionRefused
 from kernodeck_contracts.rpc import Quote
-from kernodeck_kit.events import consumer
-from kernodeck_kit.nameko_deps import Database, Instrumented
 from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.paging import Page
-from kernodeck_kit.rpc import rpc
-from kernodeck_kit.rpc_errors import call_service
 from kernodeck_kit.state_metrics import StateMetrics
+from kernodeck_kit.transport.calls import call_service
+from kernodeck_kit.transport.dependencies import Database, Instrumented
+from kernodeck_kit.transport.events import consumer
+from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.types import utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_support import metrics, use_cases

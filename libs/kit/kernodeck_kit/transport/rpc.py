@@ -1,21 +1,12 @@
 """The `rpc` entrypoint services declare: nameko's, with a cheaper reply path.
 
-nameko's Responder encodes each result twice (a check, then the publish), builds a kombu Connection,
-takes a producer from kombu's pool and waits for the broker's publisher confirm of every reply before
-acking the request. Here the reply is encoded once and published on one connection the service keeps
-for its replies, without publisher confirms, then the request is acked as before.
-
-Why no confirm: a reply goes to its caller's exclusive, auto-deleted reply queue, never stored. A confirm
-only says that the broker took the message; it does not say that the caller will get it (the caller may be
-gone, its queue with it, and the broker confirms a message it routed nowhere). Whatever loses a reply
-here (the broker or the connection failing at that moment) leaves the caller waiting until its own
-timeout, which every caller has, as it would for a reply lost after a confirm. What a confirm did catch
-is a connection the broker had already closed: before publishing, whatever the broker sent on the reply
-connection is read (it only ever sends a close, an error, or connection.blocked and unblocked around a
-resource alarm, which keep it), and a publish that fails on a dead connection is sent again on a new one.
-
-Requests are consumed on a connection of their own (RpcQueueConsumer), not the one nameko's event handlers
-and RPC proxies share, and reach their entrypoint without a green thread of their own in between.
+nameko's Responder encodes each result twice, takes a pooled producer and waits for the broker's confirm of
+every reply before acking the request. Here a reply is encoded once and published, unconfirmed, on one
+connection the service keeps for its replies; then the request is acked as before. A confirm would only say
+that the broker took the reply, not that its caller, whose reply queue is exclusive and never stored, gets it:
+a reply lost either way leaves the caller to its own timeout. What a confirm did catch, a connection the broker
+had closed, is read before each publish, and a publish that fails on a dead connection goes again on a new one.
+What it buys: bench/bench_transport.py ("rpc replies").
 
 The call's context keeps who sent it as the broker vouches (`broker_user`, the message's user_id property, which
 RabbitMQ checks against the connection's user; a header of that name from the caller is dropped): the
@@ -35,7 +26,6 @@ import amqp
 import kombu.serialization
 from eventlet import patcher
 from eventlet.semaphore import Semaphore
-from kombu import Connection
 from nameko import rpc as nameko_rpc
 from nameko.constants import (
     AMQP_SSL_CONFIG_KEY,
@@ -43,11 +33,10 @@ from nameko.constants import (
     LOGIN_METHOD_CONFIG_KEY,
 )
 from nameko.exceptions import IncorrectSignature, UnserializableValueError, serialize
-from nameko.messaging import QueueConsumer
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.text import unstorable_fields
-from kernodeck_kit import amqp_publish
+from kernodeck_kit.transport.publish import publishing_connection
 
 BROKER_USER = "broker_user"  # the context key of the user the broker says sent a request
 
@@ -64,7 +53,7 @@ class ReplyConnection:
     after the broker closed them; green threads take turns on it."""
 
     def __init__(self, amqp_uri: str, name: str, ssl=None, login_method=None):
-        self._connection = Connection(
+        self._connection = publishing_connection(
             amqp_uri,
             ssl=ssl,
             login_method=login_method,
@@ -78,11 +67,11 @@ class ReplyConnection:
     def publish(self, message: amqp.Message, exchange: str, routing_key: str) -> None:
         with self._turn:
             try:
-                amqp_publish.publish(self._open(), message, exchange, routing_key, mandatory=False)
+                self._open().basic_publish(message, exchange, routing_key)
             except self._connection.connection_errors:
                 log.info("the rpc reply connection failed; publishing on a new one", exc_info=True)
                 self._drop()
-                amqp_publish.publish(self._open(), message, exchange, routing_key, mandatory=False)
+                self._open().basic_publish(message, exchange, routing_key)
 
     def close(self) -> None:
         with self._turn:
@@ -129,22 +118,7 @@ def encode_reply(content_type: str, result, exc_info) -> tuple[bytes, str, str, 
     return body, content_type, encoding, result, exc_info
 
 
-class RpcQueueConsumer(QueueConsumer):
-    """nameko's queue consumer, for the rpc entrypoint alone (a connection of its own): a request goes to its
-    entrypoint from the consumer's green thread, which starts the worker, while the worker pool has room.
-    nameko's hands each request to a green thread of its own first, a switch through the hub more on every
-    call, so that the consumer never waits for room in the pool: with the pool full, it still does that."""
-
-    def handle_message(self, provider, body, message):
-        if self.container._worker_pool.free():
-            provider.handle_message(body, message)
-        else:
-            super().handle_message(provider, body, message)
-
-
 class RpcConsumer(nameko_rpc.RpcConsumer):
-    queue_consumer = RpcQueueConsumer()
-
     def setup(self):
         super().setup()
         config = self.container.config

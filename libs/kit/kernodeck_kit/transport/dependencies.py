@@ -12,8 +12,9 @@ from nameko.extensions import DependencyProvider
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit import metrics
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.outbox import OutboxRelay, Store, amqp_publisher
+from kernodeck_kit.outbox import OutboxRelay, Store
 from kernodeck_kit.settings import ServiceSettings
+from kernodeck_kit.transport.publish import amqp_publisher
 from kernodeck_kit.types import utcnow
 
 log = logging.getLogger(__name__)
