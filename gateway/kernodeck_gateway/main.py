@@ -6,7 +6,6 @@ import uvicorn
 import uvloop
 
 from kernodeck_gateway.app import create_app
-from kernodeck_gateway.http_server import HttpProtocol
 from kernodeck_gateway.internal import create_internal_app
 from kernodeck_gateway.settings import GatewaySettings
 from kernodeck_kit.logs import dict_config
@@ -15,7 +14,7 @@ from kernodeck_kit.logs import dict_config
 def server(app, host: str, port: int, settings: GatewaySettings) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
-        http=HttpProtocol,
+        http="httptools",
         host=host,
         port=port,
         log_config=dict_config("gateway", settings.log_level),
