@@ -6,7 +6,8 @@ watcher against ten minutes of mainnet-size slots (bench_solana_mainnet.py), its
 provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
 event → Telegram message under Telegram's limits; a logged-in customer's requests alone and during 20
 parallel registrations; the web frontend in headless Chromium: first load and block → the order page
-showing paid. Watcher matching with a million watched
+showing paid; last, what each of the kit transport's departures from the libraries' public API buys
+(bench_transport.py, failing the run when one stops paying). Watcher matching with a million watched
 addresses is bench/bench_watcher_match.py.
 """
 
@@ -31,6 +32,7 @@ from bench.bench_provisioning import report as provisioning_report
 from bench.bench_registrations import STACK_ENV as REGISTRATION_STACK_ENV
 from bench.bench_registrations import registration_burst
 from bench.bench_registrations import report as registrations_report
+from bench.bench_transport import transport_bench
 from bench.bench_web import web_bench
 from bench.measure import bearer_for_new_customer
 from infra.local.isolation import running_stack
@@ -93,9 +95,15 @@ def main() -> None:
             print()
             for line in web_bench(Path(logs)):
                 print(line)
+        print()
+        transport, pays = transport_bench(rounds=8)
+        for line in transport:
+            print(line)
     finally:
         bare.terminate()
         bare.wait()
+    if not pays:
+        sys.exit("a departure of kernodeck_kit.transport no longer pays: see above")
 
 
 if __name__ == "__main__":
