@@ -20,6 +20,11 @@ class GatewaySettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     rpc_timeout_s: float = Field(5.0, gt=0)
+    # Registration and login: accounts lets them wait their turn for a password hash (up to 10 s for a
+    # registration by default), so the gateway waits longer than for other calls rather than answer 503
+    # while the registration goes on. Keep it above ACCOUNTS_REGISTRATION_WAIT_MAX_S and
+    # ACCOUNTS_LOGIN_WAIT_MAX_S plus a few hashes.
+    password_rpc_timeout_s: float = Field(20.0, gt=0)
     max_body_bytes: int = Field(64 * 1024, ge=1024)
     # The session cookie is Secure, named __Host-kd_session. False (plain HTTP, kd_session) only for a
     # gateway on a loopback address, as `make run` and the test stacks set it.

@@ -101,6 +101,7 @@ def running_stack(
             # Every test registers its own customers, all from 127.0.0.1: the registration throttle's
             # production limits are for tests/e2e/test_access.py's own stack.
             "ACCOUNTS_REGISTRATION_CLIENT_LIMIT": "100000",
+            "ACCOUNTS_REGISTRATION_NETWORK_LIMIT": "100000",
             "ACCOUNTS_REGISTRATION_OVERALL_LIMIT": "100000",
             # The test machine is shared with unrelated test runs: hashing yields to those only where
             # asked (the registration benchmark), as it yields to the stack's own services in production.

@@ -17,7 +17,7 @@ from tests.e2e.conftest import assert_problem, post_when_let_in
 PASSWORD = "correct horse battery staple"
 PRODUCTION = {
     f"ACCOUNTS_{name.upper()}": str(AccountsSettings.model_fields[name].default)
-    for name in ("registration_client_limit", "registration_overall_limit")
+    for name in ("registration_client_limit", "registration_network_limit", "registration_overall_limit")
 }
 
 
@@ -60,20 +60,29 @@ def log_in(http: httpx.Client, email: str, client_address: str, password: str = 
     return post_when_let_in(http, "/api/v1/sessions", body, headers=via(client_address, *hops))
 
 
-def test_five_registrations_from_one_client_then_429_and_others_still_register(access):
-    for _ in range(5):
+def test_twenty_registrations_from_one_client_then_429_and_others_of_its_network_still_register(access):
+    for _ in range(20):
         assert register(access, "198.51.100.10").status_code == 201
     refused = assert_problem(register(access, "198.51.100.10"), 429, "too_many_requests")
     assert "Nguyen" not in str(refused)
     assert 3500 < int(register(access, "198.51.100.10").headers["retry-after"]) <= 3600
-    assert register(access, "198.51.100.11").status_code == 201
+    assert register(access, "198.51.100.11").status_code == 201  # behind the same /24: 60 an hour
 
 
 def test_an_ipv6_client_registers_as_its_64(access):
-    for n in range(5):
+    for n in range(20):
         assert register(access, f"2001:db8:10:1::{n + 1}").status_code == 201
     assert register(access, "2001:db8:10:1:abcd::1").status_code == 429
     assert register(access, "2001:db8:10:2::1").status_code == 201
+
+
+def test_a_taken_email_is_409_before_the_quota_and_asking_about_many_backs_off(access):
+    email = register(access, "198.51.100.50").json()["email"]
+    body = {"first_name": "Lan", "last_name": "Nguyen", "email": email, "password": PASSWORD}
+    for _ in range(20):  # the asking client's free failures
+        assert_problem(access.post("/api/v1/accounts", json=body, headers=via("198.51.100.51")), 409, "email_taken")
+    assert_problem(access.post("/api/v1/accounts", json=body, headers=via("198.51.100.51")), 429, "too_many_requests")
+    assert register(access, "198.51.100.52").status_code == 201  # its network's quota was never touched
 
 
 def test_guesses_make_the_guesser_wait_never_the_owner(access):

@@ -10,17 +10,22 @@ from kernodeck_gateway.schemas import Credentials, NewAccount, present_account
 router = APIRouter(prefix="/api/v1", tags=["accounts"])
 
 
+def password_timeout(request: Request) -> float:
+    """Registration and login may wait their turn for a password hash in accounts."""
+    return request.app.state.settings.password_rpc_timeout_s
+
+
 @router.post("/accounts", status_code=201, responses=refusals(409, 429))
 async def register(body: NewAccount, request: Request, rpc: Rpc) -> Account:
-    account = await rpc.call(
-        "accounts", "register", body.first_name, body.last_name, body.email, body.password, client_address(request)
-    )
+    arguments = (body.first_name, body.last_name, body.email, body.password, client_address(request))
+    account = await rpc.call("accounts", "register", *arguments, timeout=password_timeout(request))
     return present_account(account)
 
 
 @router.post("/sessions", status_code=201, responses=refusals(401, 429))
 async def log_in(body: Credentials, request: Request, response: Response, rpc: Rpc) -> Session:
-    session = await rpc.call("accounts", "login", body.email, body.password, client_address(request))
+    arguments = (body.email, body.password, client_address(request))
+    session = await rpc.call("accounts", "login", *arguments, timeout=password_timeout(request))
     secure = request.app.state.settings.cookie_secure
     max_age = int((datetime.fromisoformat(session["expires_at"]) - datetime.now().astimezone()).total_seconds())
     cookie = {"max_age": max_age, "secure": secure, "samesite": "lax", "path": "/"}

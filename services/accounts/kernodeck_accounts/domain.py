@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from enum import IntEnum
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 
@@ -136,6 +137,18 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def network_key(address: str) -> str:
+    """The network a client address belongs to, as the registration throttle counts it: an IPv4 address by
+    its /24 (one office, one NAT pool, one renter's block), an IPv6 one by its /48 (one site)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ipaddress.ip_network(f"{ip}/{24 if ip.version == 4 else 48}", strict=False))
+
+
 def client_key(address: str) -> str:
     """What the throttles count a client address as: an IPv6 address by its /64 (one subscriber's
     network hands out as many addresses as it likes), an IPv4 one (mapped into IPv6 or not) as itself."""
@@ -206,18 +219,49 @@ class LoginThrottle:
 
 @dataclass(frozen=True)
 class RegistrationThrottle:
-    """Registrations (each costs an argon2id hash) per client and for everyone together."""
+    """Registrations (each costs an argon2id hash and makes an account) per client, per network and for
+    everyone together."""
 
     per_client: ThrottleRule
+    per_network: ThrottleRule
     overall: ThrottleRule
 
     @property
     def window(self) -> timedelta:
-        return max(self.per_client.window, self.overall.window)
+        return max(self.per_client.window, self.per_network.window, self.overall.window)
 
     def retry_after(
-        self, client_registrations: Iterable[datetime], all_registrations: Iterable[datetime], now: datetime
+        self,
+        client_registrations: Iterable[datetime],
+        network_registrations: Iterable[datetime],
+        all_registrations: Iterable[datetime],
+        now: datetime,
     ) -> int:
         return max(
-            self.per_client.retry_after(client_registrations, now), self.overall.retry_after(all_registrations, now)
+            self.per_client.retry_after(client_registrations, now),
+            self.per_network.retry_after(network_registrations, now),
+            self.overall.retry_after(all_registrations, now),
         )
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What the hourly purge drops: what happened at or before these moments."""
+
+    failures: datetime
+    registrations: datetime
+    known_clients: datetime
+
+
+class Standing(IntEnum):
+    """A client's place in the password queue: lower goes first."""
+
+    KNOWN = 0  # its password checked out lately (a login or a registration), with no failed login since
+    OTHER = 1
+
+
+def standing(known_since: datetime | None, client_failures: Iterable[datetime]) -> Standing:
+    """`known_since`: the client's last success within the time it stays known (None: none)."""
+    if known_since is None or any(at > known_since for at in client_failures):
+        return Standing.OTHER
+    return Standing.KNOWN

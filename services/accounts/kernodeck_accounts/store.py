@@ -4,10 +4,11 @@ from datetime import datetime
 from uuid import uuid4
 
 from sqlalchemy import Index, delete, func, or_, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Column, Field, Session, SQLModel, select
 
-from kernodeck_accounts.domain import Account, Registration, email_taken
+from kernodeck_accounts.domain import Account, Forgotten, Registration, email_taken
 from kernodeck_kit.db import is_postgres
 from kernodeck_kit.types import UtcDateTime
 from kernodeck_kit.units import SqlUnit
@@ -55,14 +56,29 @@ class LoginFailureRow(SQLModel, table=True):
 
 
 class RegistrationRow(SQLModel, table=True):
-    """A registration let through to hashing, counted by the registration throttle, then purged."""
+    """A registration let through to hashing, counted by the registration throttle, then purged.
+    `client_network`: the client's /24 (IPv4) or /48 (IPv6)."""
 
     __tablename__ = "registrations"
-    __table_args__ = (Index("ix_registrations_address_at", "client_address", "at"),)
+    __table_args__ = (
+        Index("ix_registrations_address_at", "client_address", "at"),
+        Index("ix_registrations_network_at", "client_network", "at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     client_address: str
+    client_network: str = Field(sa_column_kwargs={"server_default": ""})
     at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False, index=True))
+
+
+class KnownClientRow(SQLModel, table=True):
+    """A client whose login or registration last succeeded at `last_success_at`: its logins go first in the
+    password queue while it has no failure since (domain.standing)."""
+
+    __tablename__ = "known_clients"
+
+    client_address: str = Field(primary_key=True)
+    last_success_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False, index=True))
 
 
 def find_account(session: Session, email_normalized: str) -> AccountRow | None:
@@ -164,22 +180,46 @@ def clear_failures(session: Session, email_normalized: str, client: str) -> None
     )
 
 
-def registrations_since(session: Session, since: datetime, client: str | None = None) -> list[datetime]:
+def registrations_since(
+    session: Session, since: datetime, client: str | None = None, network: str | None = None
+) -> list[datetime]:
     query = select(RegistrationRow.at).where(RegistrationRow.at > since)
     if client is not None:
         query = query.where(RegistrationRow.client_address == client)
+    if network is not None:
+        query = query.where(RegistrationRow.client_network == network)
     return list(session.exec(query).all())
 
 
-def record_registration(session: Session, client: str, at: datetime) -> None:
-    session.add(RegistrationRow(client_address=client, at=at))
+def record_registration(session: Session, client: str, network: str, at: datetime) -> None:
+    session.add(RegistrationRow(client_address=client, client_network=network, at=at))
 
 
-def purge_stale(session: Session, now: datetime, failures_before: datetime, registrations_before: datetime) -> None:
-    """Drop sessions that can no longer open anything, and failures and registrations no throttle still counts."""
+def remember_client(session: Session, client: str, at: datetime) -> None:
+    """One row per client, its latest success kept (an upsert: two successes at once insert one row)."""
+    dialect = postgresql if is_postgres(session.get_bind()) else sqlite
+    insert = dialect.insert(KnownClientRow).values(client_address=client, last_success_at=at)
+    session.execute(
+        insert.on_conflict_do_update(
+            index_elements=[KnownClientRow.client_address],
+            set_={"last_success_at": insert.excluded.last_success_at},
+            where=KnownClientRow.last_success_at < insert.excluded.last_success_at,
+        )
+    )
+
+
+def known_since(session: Session, client: str, since: datetime) -> datetime | None:
+    row = session.get(KnownClientRow, client)
+    return row.last_success_at if row is not None and row.last_success_at > since else None
+
+
+def purge_stale(session: Session, now: datetime, before: Forgotten) -> None:
+    """Drop sessions that can no longer open anything, and failures, registrations and known clients no rule
+    still counts."""
     session.execute(delete(SessionRow).where(or_(SessionRow.expires_at <= now, SessionRow.revoked_at.is_not(None))))
-    session.execute(delete(LoginFailureRow).where(LoginFailureRow.at <= failures_before))
-    session.execute(delete(RegistrationRow).where(RegistrationRow.at <= registrations_before))
+    session.execute(delete(LoginFailureRow).where(LoginFailureRow.at <= before.failures))
+    session.execute(delete(RegistrationRow).where(RegistrationRow.at <= before.registrations))
+    session.execute(delete(KnownClientRow).where(KnownClientRow.last_success_at <= before.known_clients))
 
 
 def _account(row: AccountRow | None) -> Account | None:
@@ -243,11 +283,19 @@ class SqlAccounts(SqlUnit):
     def lock_registration_keys(self, client: str) -> None:
         lock_registration_keys(self.session, client)
 
-    def registrations_since(self, since: datetime, client: str | None = None) -> list[datetime]:
-        return registrations_since(self.session, since, client)
+    def registrations_since(
+        self, since: datetime, client: str | None = None, network: str | None = None
+    ) -> list[datetime]:
+        return registrations_since(self.session, since, client, network)
 
-    def record_registration(self, client: str, at: datetime) -> None:
-        record_registration(self.session, client, at)
+    def record_registration(self, client: str, network: str, at: datetime) -> None:
+        record_registration(self.session, client, network, at)
 
-    def purge_stale(self, now: datetime, failures_before: datetime, registrations_before: datetime) -> None:
-        purge_stale(self.session, now, failures_before, registrations_before)
+    def remember_client(self, client: str, at: datetime) -> None:
+        remember_client(self.session, client, at)
+
+    def known_since(self, client: str, since: datetime) -> datetime | None:
+        return known_since(self.session, client, since)
+
+    def purge_stale(self, now: datetime, before: Forgotten) -> None:
+        purge_stale(self.session, now, before)

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from uuid import uuid4
 
-from kernodeck_accounts.domain import Account, Registration, email_taken
+from kernodeck_accounts.domain import Account, Forgotten, Registration, email_taken
 from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 
@@ -21,7 +21,8 @@ class AccountTables:
     accounts: dict[str, Account] = field(default_factory=dict)
     sessions: dict[str, StoredSession] = field(default_factory=dict)  # by token hash
     failures: list[tuple[str, str, datetime]] = field(default_factory=list)  # (email, client, at)
-    registrations: list[tuple[str, datetime]] = field(default_factory=list)  # (client, at)
+    registrations: list[tuple[str, str, datetime]] = field(default_factory=list)  # (client, network, at)
+    known_clients: dict[str, datetime] = field(default_factory=dict)  # last success, by client
 
 
 class MemoryAccounts(MemoryUnit[AccountTables]):
@@ -84,18 +85,32 @@ class MemoryAccounts(MemoryUnit[AccountTables]):
     def lock_registration_keys(self, client: str) -> None:
         """Nothing to lock: one transaction at a time."""
 
-    def registrations_since(self, since: datetime, client: str | None = None) -> list[datetime]:
-        return [at for by, at in self.tables.registrations if at > since and client in (None, by)]
+    def registrations_since(
+        self, since: datetime, client: str | None = None, network: str | None = None
+    ) -> list[datetime]:
+        return [
+            at
+            for by, within, at in self.tables.registrations
+            if at > since and client in (None, by) and network in (None, within)
+        ]
 
-    def record_registration(self, client: str, at: datetime) -> None:
-        self.tables.registrations.append((client, at))
+    def record_registration(self, client: str, network: str, at: datetime) -> None:
+        self.tables.registrations.append((client, network, at))
 
-    def purge_stale(self, now: datetime, failures_before: datetime, registrations_before: datetime) -> None:
+    def remember_client(self, client: str, at: datetime) -> None:
+        self.tables.known_clients[client] = max(at, self.tables.known_clients.get(client, at))
+
+    def known_since(self, client: str, since: datetime) -> datetime | None:
+        last = self.tables.known_clients.get(client)
+        return last if last is not None and last > since else None
+
+    def purge_stale(self, now: datetime, before: Forgotten) -> None:
         self.tables.sessions = {
             key: s for key, s in self.tables.sessions.items() if s.expires_at > now and s.revoked_at is None
         }
-        self.tables.failures = [f for f in self.tables.failures if f[2] > failures_before]
-        self.tables.registrations = [r for r in self.tables.registrations if r[1] > registrations_before]
+        self.tables.failures = [f for f in self.tables.failures if f[2] > before.failures]
+        self.tables.registrations = [r for r in self.tables.registrations if r[2] > before.registrations]
+        self.tables.known_clients = {c: at for c, at in self.tables.known_clients.items() if at > before.known_clients}
 
 
 def memory_units() -> MemoryUnits:

@@ -8,10 +8,13 @@ from kernodeck_accounts.domain import (
     Backoff,
     LoginThrottle,
     RegistrationThrottle,
+    Standing,
     ThrottleRule,
     client_key,
+    network_key,
     new_session_token,
     normalize_email,
+    standing,
     token_hash,
     validate_registration,
 )
@@ -218,11 +221,44 @@ def test_the_login_throttle_waits_for_the_longer_of_the_pair_and_the_client():
     assert throttle.retry_after([ago(0)], [ago(0)], NOW) == 0
 
 
-def test_the_registration_throttle_waits_for_the_longer_of_the_client_and_everyone():
-    throttle = RegistrationThrottle(per_client=RULE, overall=ThrottleRule(limit=2, window=timedelta(hours=1)))
-    assert throttle.retry_after([ago(100)], [ago(1000), ago(5)], NOW) == 3600 - 1000
-    assert throttle.retry_after([ago(s) for s in (100, 1, 2, 3, 4)], [ago(5)], NOW) == 800
-    assert throttle.retry_after([ago(100)], [ago(5)], NOW) == 0
+def test_the_registration_throttle_waits_for_the_longest_of_the_client_its_network_and_everyone():
+    hourly = ThrottleRule(limit=2, window=timedelta(hours=1))
+    throttle = RegistrationThrottle(per_client=RULE, per_network=hourly, overall=hourly)
+    assert throttle.retry_after([ago(100)], [], [ago(1000), ago(5)], NOW) == 3600 - 1000
+    assert throttle.retry_after([ago(100)], [ago(2000), ago(5)], [], NOW) == 3600 - 2000
+    assert throttle.retry_after([ago(s) for s in (100, 1, 2, 3, 4)], [], [ago(5)], NOW) == 800
+    assert throttle.retry_after([ago(100)], [ago(5)], [ago(5)], NOW) == 0
+
+
+@pytest.mark.parametrize(
+    ("known_since", "failures", "place"),
+    [
+        (None, [], Standing.OTHER),  # never succeeded here
+        (ago(60), [], Standing.KNOWN),
+        (ago(60), [ago(61)], Standing.KNOWN),  # failed, then succeeded
+        (ago(60), [ago(60)], Standing.KNOWN),
+        (ago(60), [ago(59)], Standing.OTHER),  # failed since
+    ],
+)
+def test_a_client_is_known_while_no_login_failed_since_its_last_success(known_since, failures, place):
+    assert standing(known_since, failures) is place
+
+
+@pytest.mark.parametrize(
+    ("address", "network"),
+    [
+        ("203.0.113.7", "203.0.113.0/24"),
+        ("203.0.113.255", "203.0.113.0/24"),
+        ("203.0.114.0", "203.0.114.0/24"),
+        ("::ffff:203.0.113.7", "203.0.113.0/24"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1::/48"),
+        ("2001:db8:1:ffff::1", "2001:db8:1::/48"),
+        ("2001:db8:2::1", "2001:db8:2::/48"),
+        ("unknown", "unknown"),
+    ],
+)
+def test_networks_are_ipv4_24s_and_ipv6_48s(address, network):
+    assert network_key(address) == network
 
 
 @pytest.mark.parametrize(

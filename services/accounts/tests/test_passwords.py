@@ -1,10 +1,12 @@
 import os
 import threading
 
+import eventlet
 import pytest
 from argon2.profiles import RFC_9106_LOW_MEMORY
 from eventlet import GreenPool, patcher, sleep
 
+from kernodeck_accounts.admission import Budget, Kind
 from kernodeck_accounts.config import AccountsPolicy
 from kernodeck_accounts.passwords import Passwords
 from kernodeck_contracts.errors import ServiceError
@@ -68,20 +70,16 @@ def test_an_error_in_the_hash_reaches_the_caller():
         Passwords(1, 8, 1).hash("a lone \ud800 surrogate")
 
 
-def test_past_the_job_limit_a_request_is_refused_at_once_with_retry_after():
-    passwords = Passwords(1, 8, 1, threads=4, max_jobs=2)
-    with passwords.admitted(), passwords.admitted():
-        with pytest.raises(ServiceError) as refused, passwords.admitted():
-            pass
-        assert (refused.value.code, refused.value.retry_after) == ("service_unavailable", 1)
-    with passwords.admitted():
-        assert passwords.hash(PASSWORD)
-
-
-def test_a_job_that_would_wait_longer_than_allowed_is_refused():
-    passwords = Passwords(1, 8, 1, threads=1, max_jobs=8, max_wait_s=2.0)
+def test_the_queue_reckons_with_the_pace_of_the_hashes_it_measured():
+    budgets = {kind: Budget(max_wait_s=2.0, max_waiting=8) for kind in Kind}
+    passwords = Passwords(1, 8, 1, threads=1, budgets=budgets)
     passwords._pace_s = 0.9  # seconds a hash takes lately
-    # A thread is free: admitted whatever the pace. One job ahead: done by 1.8 s. Two: by 2.7 s, over 2 s.
-    with passwords.admitted(), passwords.admitted(), pytest.raises(ServiceError) as refused, passwords.admitted():
-        pass
-    assert (refused.value.code, refused.value.retry_after) == ("service_unavailable", 3)
+    # A thread is free: taken whatever the pace. One waiting: starts by 0.9 s, a second by 1.8 s, a third
+    # by 2.7 s, over 2 s.
+    with passwords.turn(Kind.LOGIN, "a"):
+        waiting = [eventlet.spawn(lambda n=n: passwords.turn(Kind.LOGIN, f"c{n}").__enter__()) for n in range(2)]
+        eventlet.sleep(0)
+        with pytest.raises(ServiceError) as refused, passwords.turn(Kind.LOGIN, "z"):
+            pass
+        assert (refused.value.code, refused.value.retry_after) == ("service_unavailable", 3)
+        [each.kill() for each in waiting]

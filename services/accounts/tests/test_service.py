@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from kernodeck_accounts.config import AccountsSettings
 from kernodeck_accounts.domain import token_hash
-from kernodeck_accounts.store import AccountRow, LoginFailureRow, RegistrationRow, SessionRow
+from kernodeck_accounts.store import AccountRow, KnownClientRow, LoginFailureRow, RegistrationRow, SessionRow
 from kernodeck_kit.logs import JsonFormatter
 from services.accounts.tests.conftest import CHEAP_ARGON2
 
@@ -92,8 +92,8 @@ def test_an_expired_session_is_unauthenticated(accounts, remote_errors, db):
     assert refusal(remote_errors, accounts.resolve_session, token).code == "unauthenticated"
 
 
-# Room in the hashing pool for every call of a burst, and a per-client login limit the burst can exceed.
-ROOMY = AccountsSettings(**CHEAP_ARGON2, login_backoff_base_s=60, password_jobs_max=9, login_client_free_failures=8)
+# A per-client login limit the burst can exceed.
+ROOMY = AccountsSettings(**CHEAP_ARGON2, login_backoff_base_s=60, login_client_free_failures=8)
 
 
 @pytest.mark.parametrize("policy", [ROOMY], indirect=True)
@@ -258,32 +258,83 @@ def parallel_registrations(accounts, remote_errors, clients: list[str]) -> list[
     return outcomes(remote_errors, replies)
 
 
-@pytest.mark.parametrize("policy", [ROOMY], indirect=True)
 def test_parallel_registrations_from_one_client_make_exactly_its_limit(accounts, remote_errors, db):
-    codes = parallel_registrations(accounts, remote_errors, [HERE] * 8)
-    assert sorted(codes) == ["ok"] * 5 + ["too_many_requests"] * 3
-    assert db.exec(select(func.count()).select_from(RegistrationRow)).one() == 5
+    codes = parallel_registrations(accounts, remote_errors, [HERE] * 24)
+    assert sorted(codes) == ["ok"] * 20 + ["too_many_requests"] * 4
+    assert db.exec(select(func.count()).select_from(RegistrationRow)).one() == 20
     assert register(accounts, client="2001:db8::1")  # another client
     error = refusal(remote_errors, register, accounts, email="late@example.com")
     assert (error.code, 3500 < int(error.retry_after) <= 3600) == ("too_many_requests", True)
 
 
-@pytest.mark.parametrize(
-    "policy", [AccountsSettings(**CHEAP_ARGON2, password_jobs_max=9, registration_overall_limit=4)], indirect=True
-)
+@pytest.mark.parametrize("policy", [AccountsSettings(**CHEAP_ARGON2, registration_network_limit=3)], indirect=True)
+def test_parallel_registrations_from_one_network_stop_at_its_limit(accounts, remote_errors, db):
+    codes = parallel_registrations(accounts, remote_errors, [f"198.51.100.{n}" for n in range(6)])
+    assert sorted(codes) == ["ok"] * 3 + ["too_many_requests"] * 3
+    assert register(accounts, client="198.51.101.1")  # the next /24
+
+
+@pytest.mark.parametrize("policy", [AccountsSettings(**CHEAP_ARGON2, registration_overall_limit=4)], indirect=True)
 def test_parallel_registrations_from_everyone_stop_at_the_overall_limit(accounts, remote_errors, db):
-    codes = parallel_registrations(accounts, remote_errors, [f"198.51.100.{n}" for n in range(7)])
+    codes = parallel_registrations(accounts, remote_errors, [f"198.51.{n}.1" for n in range(7)])
     assert sorted(codes) == ["ok"] * 4 + ["too_many_requests"] * 3
     assert db.exec(select(func.count()).select_from(AccountRow)).one() == 4
 
 
+def count_of(db, row) -> int:
+    db.expire_all()
+    return db.exec(select(func.count()).select_from(row)).one()
+
+
+# A hash of about 10 ms on one thread: a burst of 50 queues behind it.
+QUEUED = {"argon2_time_cost": 1, "argon2_memory_cost_kib": 8192, "argon2_parallelism": 1}
+
+
+@pytest.mark.parametrize("policy", [AccountsSettings(**QUEUED, registration_wait_max_s=60)], indirect=True)
+def test_a_burst_of_fifty_registrations_from_ten_clients_waits_its_turn_and_each_is_made_once(
+    accounts, remote_errors, db
+):
+    codes = parallel_registrations(accounts, remote_errors, [f"198.51.100.{n % 10}" for n in range(50)])
+    assert codes == ["ok"] * 50
+    assert count_of(db, AccountRow) == count_of(db, RegistrationRow) == 50
+    emails = db.exec(select(AccountRow.email_normalized)).all()
+    assert sorted(emails) == sorted(f"r{n}@example.com" for n in range(50))
+
+
+@pytest.mark.parametrize("policy", [AccountsSettings(**QUEUED, registration_wait_max_s=0.05)], indirect=True)
+def test_registrations_the_queue_refuses_make_nothing_and_make_one_account_each_when_sent_again(
+    accounts, remote_errors, db
+):
+    codes = parallel_registrations(accounts, remote_errors, [f"198.51.100.{n % 10}" for n in range(50)])
+    refused = [n for n, code in enumerate(codes) if code == "service_unavailable"]
+    assert refused and set(codes) == {"ok", "service_unavailable"}
+    assert count_of(db, AccountRow) == count_of(db, RegistrationRow) == 50 - len(refused)
+    for n in refused:  # one at a time, as a client told to come back does
+        register(accounts, email=f"r{n}@example.com", client=f"198.51.100.{n % 10}")
+    assert count_of(db, AccountRow) == count_of(db, RegistrationRow) == 50
+
+
+@pytest.mark.parametrize("policy", [AccountsSettings(password_hashing_threads=1, login_queue_max=1)], indirect=True)
+def test_logins_the_queue_refuses_are_no_failures_and_a_known_client_is_remembered(accounts, remote_errors, db):
+    """Production argon2 (a hash of 0.1 s or more) and one login waiting at most: a burst of ten is refused in
+    part, and only the ones checked count as failures."""
+    register(accounts)
+    guesses = [
+        accounts.login.call_async(email=f"x{n}@example.com", password="wrong password", client_address=HERE)
+        for n in range(10)
+    ]
+    codes = outcomes(remote_errors, guesses)
+    assert "service_unavailable" in codes and set(codes) == {"invalid_credentials", "service_unavailable"}
+    assert count_of(db, LoginFailureRow) == codes.count("invalid_credentials")
+    assert login(accounts)["account"]["email"] == "jane@example.com"
+    assert [row.client_address for row in db.exec(select(KnownClientRow)).all()] == [HERE]
+
+
 @pytest.mark.parametrize(
-    "policy",
-    [AccountsSettings(password_hashing_threads=1, password_jobs_max=3, password_wait_max_s=60)],
-    indirect=True,
+    "policy", [AccountsSettings(password_hashing_threads=1, registration_wait_max_s=60)], indirect=True
 )
-def test_a_burst_of_registrations_fills_the_hashing_pool_and_session_checks_go_on(accounts, remote_errors, db):
-    """Production argon2 (64 MiB): the burst beyond the pool is refused at once, sessions answer meanwhile."""
+def test_a_burst_of_registrations_waits_for_the_hashing_thread_and_session_checks_go_on(accounts, remote_errors, db):
+    """Production argon2 (64 MiB): the burst queues for the one hashing thread, sessions answer meanwhile."""
     register(accounts, email="owner@example.com", client="192.0.2.1")
     token = login(accounts, email="owner@example.com")["token"]
     replies = [
@@ -297,9 +348,8 @@ def test_a_burst_of_registrations_fills_the_hashing_pool_and_session_checks_go_o
         for n in range(8)
     ]
     checks = [accounts.resolve_session(token)["email"] for _ in range(5)]
-    registered_meanwhile = db.exec(select(func.count()).select_from(AccountRow)).one() - 1
+    registered_meanwhile = count_of(db, AccountRow) - 1
     codes = outcomes(remote_errors, replies)
     assert checks == ["owner@example.com"] * 5
-    # Three hashes of 64 MiB one after the other: the checks were answered before they were all done.
-    assert registered_meanwhile < codes.count("ok") == 3
-    assert codes.count("service_unavailable") == 5
+    # Eight hashes of 64 MiB one after the other: the checks were answered before they were all done.
+    assert registered_meanwhile < codes.count("ok") == 8

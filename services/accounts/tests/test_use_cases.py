@@ -8,8 +8,10 @@ import argon2
 import pytest
 
 from kernodeck_accounts import use_cases
+from kernodeck_accounts.admission import Budget, Kind
 from kernodeck_accounts.config import AccountsSettings
-from kernodeck_accounts.domain import token_hash
+from kernodeck_accounts.domain import Standing, token_hash
+from kernodeck_accounts.passwords import Passwords
 from kernodeck_contracts.errors import ServiceError
 from services.accounts.tests.conftest import CHEAP_ARGON2
 from services.accounts.tests.memory import Clock, memory_units
@@ -17,6 +19,7 @@ from services.accounts.tests.memory import Clock, memory_units
 PASSWORD = "correct horse battery staple"
 HERE = "203.0.113.10"
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
+CHEAP = {"time_cost": 1, "memory_cost_kib": 8, "parallelism": 1}
 
 
 @pytest.fixture
@@ -264,28 +267,45 @@ def test_purge_drops_dead_sessions_and_failures_no_throttle_counts(units, regist
 
     assert list(units.state.sessions) == [token_hash(live)]
     assert units.state.failures == []
-    assert [client for client, _ in units.state.registrations] == ["198.51.100.1", "198.51.100.2"]
+    assert [client for client, _, _ in units.state.registrations] == ["198.51.100.1", "198.51.100.2"]
     clock.advance(minutes=15)
     use_cases.purge_stale(units, rules, clock.now)
-    assert [client for client, _ in units.state.registrations] == ["198.51.100.2"]
+    assert [client for client, _, _ in units.state.registrations] == ["198.51.100.2"]
+    assert set(units.state.known_clients) == {HERE, "198.51.100.1", "198.51.100.2"}
+    clock.advance(days=30, minutes=-60)  # 30 days after the first two successes, less than after the last
+    use_cases.purge_stale(units, rules, clock.now)
+    assert set(units.state.known_clients) == {"198.51.100.2"}
 
 
-def test_five_registrations_an_hour_from_one_client_then_it_waits(register, clock):
-    for n in range(5):
+def test_twenty_registrations_an_hour_from_one_client_then_it_waits(register, clock):
+    for n in range(20):
         register(email=f"n{n}@example.com")
         clock.advance(minutes=1)
-    error = refusal(register, email="sixth@example.com")
-    assert (error.code, error.retry_after) == ("too_many_requests", 60 * 60 - 5 * 60)
-    assert register(email="sixth@example.com", client_address="198.51.100.1")  # another client
-    clock.advance(minutes=55)
-    assert register(email="seventh@example.com")  # the first has left the hour
+    error = refusal(register, email="late@example.com")
+    assert (error.code, error.retry_after) == ("too_many_requests", 60 * 60 - 20 * 60)
+    assert register(email="late@example.com", client_address="203.0.113.11")  # another client of the network
+    clock.advance(minutes=40)
+    assert register(email="later@example.com")  # the first has left the hour
 
 
-def test_an_ipv6_client_registers_as_its_64(register):
-    for n in range(5):
+def test_sixty_registrations_an_hour_from_one_network_then_it_waits(register, clock):
+    for n in range(60):
+        register(email=f"n{n}@example.com", client_address=f"198.51.100.{n // 20}")
+    error = refusal(register, email="late@example.com", client_address="198.51.100.200")
+    assert (error.code, error.retry_after) == ("too_many_requests", 3600)
+    assert register(email="late@example.com", client_address="198.51.101.1")  # the next /24
+    assert register(email="v6@example.com", client_address="2001:db8::1")
+
+
+def test_an_ipv6_client_registers_as_its_64_and_its_network_is_its_48(register):
+    for n in range(20):
         register(email=f"n{n}@example.com", client_address=f"2001:db8:0:7::{n}")
     assert refusal(register, email="x@example.com", client_address="2001:db8:0:7:1::1").code == "too_many_requests"
     assert register(email="x@example.com", client_address="2001:db8:0:8::1")
+    for n in range(39):
+        register(email=f"m{n}@example.com", client_address=f"2001:db8:0:{100 + n}::1")
+    assert refusal(register, email="y@example.com", client_address="2001:db8:0:200::1").code == "too_many_requests"
+    assert register(email="y@example.com", client_address="2001:db8:1::1")
 
 
 def test_registrations_from_everyone_together_are_limited(units, clock):
@@ -302,15 +322,78 @@ def test_registrations_from_everyone_together_are_limited(units, clock):
     assert register(3)
 
 
-def test_refused_or_duplicate_registrations_count_only_once_they_reach_the_hash(register, units):
+def test_a_taken_email_is_answered_before_any_quota_and_counts_as_a_failed_login(register, login, units, rules):
     for _ in range(10):
         refusal(register, password="too short")
     register()
-    for _ in range(3):
-        assert refusal(register).code == "email_taken"
-    assert register(email="joe@example.com")
-    assert refusal(register, email="ann@example.com").code == "too_many_requests"
-    assert len(units.state.registrations) == 5
+    for _ in range(19):
+        assert refusal(register, client_address="198.51.100.9").code == "email_taken"
+    assert len(units.state.registrations) == 1  # only the registration that reached its hash
+    # Each answer told whether an account exists: the asking client backs off as a guesser does.
+    assert refusal(register, client_address="198.51.100.9").code == "email_taken"  # the 20th is free
+    error = refusal(register, client_address="198.51.100.9")
+    assert (error.code, error.retry_after) == ("too_many_requests", 1)
+    assert refusal(login, client_address="198.51.100.9").code == "too_many_requests"
+    assert register(email="joe@example.com", client_address="198.51.100.9")  # its own quota is whole
+    assert refusal(register).code == "email_taken"  # another client: asks freely
+    assert login(client_address="198.51.100.8")
+
+
+def test_a_registration_the_queue_refuses_is_not_counted_and_can_come_back(register, units, rules):
+    full = {kind: Budget(max_wait_s=60, max_waiting=0) for kind in Kind}
+    rules = replace(rules, passwords=Passwords(**CHEAP, budgets=full))
+    with rules.passwords.turn(Kind.REGISTRATION, "someone else"):
+        error = refusal(use_cases.register, units, rules, Clock(T0), "Jane", "Doe", "j@example.com", PASSWORD, HERE)
+    assert (error.code, error.retry_after) == ("service_unavailable", 1)
+    assert units.state.registrations == [] and units.state.accounts == {}
+    assert use_cases.register(units, rules, Clock(T0), "Jane", "Doe", "j@example.com", PASSWORD, HERE)
+    assert len(units.state.registrations) == len(units.state.accounts) == 1
+
+
+def test_a_login_the_queue_refuses_is_no_failed_login(register, units, rules):
+    register()
+    full = {kind: Budget(max_wait_s=60, max_waiting=0) for kind in Kind}
+    rules = replace(rules, passwords=Passwords(**CHEAP, budgets=full))
+    for _ in range(10):
+        with rules.passwords.turn(Kind.LOGIN, "someone else"):
+            error = refusal(use_cases.login, units, rules, Clock(T0), "jane@example.com", "wrong guess", HERE)
+        assert error.code == "service_unavailable"
+    assert units.state.failures == []
+    assert use_cases.login(units, rules, Clock(T0), "jane@example.com", PASSWORD, HERE)
+
+
+@pytest.fixture
+def places(rules, monkeypatch):
+    """The standing each login asks the password queue for."""
+    asked = []
+    turn = rules.passwords.turn
+
+    def asking(kind, client, place=Standing.OTHER):
+        if kind is Kind.LOGIN:
+            asked.append(place)
+        return turn(kind, client, place)
+
+    monkeypatch.setattr(rules.passwords, "turn", asking)
+    return asked
+
+
+def test_a_client_is_known_from_its_success_until_a_login_fails_or_thirty_days_pass(register, login, clock, places):
+    def then(*call, **kwargs):
+        clock.advance(seconds=1)
+        return call[0](*call[1:], **kwargs)
+
+    register(client_address="198.51.100.1")
+    then(login, client_address=HERE)  # a first login here
+    then(login, client_address=HERE)
+    then(login, client_address="198.51.100.1")  # where it registered
+    then(refusal, login, password="wrong password here", client_address=HERE)
+    then(login, client_address=HERE)  # a failure since its last success
+    clock.advance(days=30, seconds=-2)
+    then(login, client_address=HERE)
+    clock.advance(days=30, seconds=-1)
+    then(login, client_address=HERE)  # 30 days after its last success
+    known, other = Standing.KNOWN, Standing.OTHER
+    assert places == [other, known, known, known, other, known, other]
 
 
 @pytest.mark.parametrize(
