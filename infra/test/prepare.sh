@@ -30,6 +30,16 @@ if ! pg_isready -q -h 127.0.0.1 -p 5432; then
   wait_for 30 "PostgreSQL" pg_isready -q -h 127.0.0.1 -p 5432
 fi
 
+# The test lanes run in parallel processes (the Makefile), each with its services' connection pools and stacks:
+# more connections than Debian's default 100. Raised once per machine (the server restarts for it).
+PG_CONNECTIONS=400
+if (( $(psql -h 127.0.0.1 -U postgres -Atc "show max_connections") < PG_CONNECTIONS )); then
+  echo "prepare: PostgreSQL max_connections -> $PG_CONNECTIONS (a restart)"
+  psql -h 127.0.0.1 -U postgres -qc "ALTER SYSTEM SET max_connections = $PG_CONNECTIONS"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main restart
+  wait_for 30 "PostgreSQL" pg_isready -q -h 127.0.0.1 -p 5432
+fi
+
 # Chain nodes for the payment tests (litecoind, Bitcoin Knots, anvil, solc).
 "$(dirname "$0")/../devnet/install.sh"
 

@@ -8,16 +8,21 @@ pair on SUBNET; elsewhere it listens on a loopback port. Needs root (the
 tests and `make run` run as root on the project's machines).
 """
 
+import fcntl
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+SLOTS_LOCK = Path(tempfile.gettempdir()) / "kernodeck-testhost-slots.lock"
 SUBNET = "10.213"  # 10.213.<slot>.1 on this side, .2 in the host's namespace; nothing else here uses it
 SSHD = "/usr/sbin/sshd"
 DOUBLE = Path(__file__).resolve().parent / "gpu_double"
@@ -110,9 +115,10 @@ class TestHost:
 
     def start(self) -> None:
         if self.use_netns:
-            self.slot = self.slot or _free_slot()
+            with _slots_held():
+                self.slot = self.slot or _free_slot()
+                _network(self.netns, self.slot)
             self.host, self.ports = f"{SUBNET}.{self.slot}.2", [22, *range(2201, 2201 + self.extra_ports)]
-            _network(self.netns, self.slot)
         else:
             self.host, self.ports = "127.0.0.1", [_free_port() for _ in range(1 + self.extra_ports)]
         self.port = self.ports[0]
@@ -181,6 +187,15 @@ def _network(netns: str, slot: int) -> None:
     subprocess.run(["ip", "netns", "del", netns], capture_output=True)  # a leftover of a killed run
     for command in commands:
         subprocess.run(command, check=True, capture_output=True)
+
+
+@contextmanager
+def _slots_held() -> Iterator[None]:
+    """Held while a host picks a slot and takes its addresses, so that processes starting hosts at once (the test
+    lanes run in parallel) never pick the same slot, nor delete the namespace of one just taken."""
+    with open(SLOTS_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _free_slot() -> int:
