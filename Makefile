@@ -9,7 +9,8 @@ PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway
 # (a checkout or a rebase that changes no dependency installs nothing).
 STAMP := $(VENV)/.installed-$(shell cat $(PYPROJECTS) requirements-dev.txt | sha256sum | cut -c1-16)
 
-.PHONY: install web run test test-services test-http test-browser test-faults lint bench clean
+.PHONY: install web run test test-unit test-services test-http test-browser test-faults lint bench clean \
+	unit-green unit-async services-nodes services-services services-flows http-fuzz http-payments http-rest
 
 # Our packages build with the venv's own setuptools (no isolated build environment per package: 14 of them
 # took minutes, this a few seconds).
@@ -46,28 +47,72 @@ run: install
 	infra/local/install.sh broker
 	infra/web/build.sh & $(BIN)/python infra/local/run.py
 
-# Services and the kit run under eventlet (the kit's pytest plugin patches
-# first); the gateway, notify (an asyncio process) and the end-to-end tests run
-# under asyncio in their own process.
+# The tests in lanes (README: Test). First, before the broker, the database and the web build are prepared, the
+# fast lane, `make test-unit`: the tests marked `unit` (domain and use cases on memory units), whose plugin
+# fails one that reaches for the broker, a database or a process of its own; under a minute. Then the rest, each lane in parallel pytest processes ("shards": each a session of
+# its own, with its own databases, vhosts, nodes and stacks, on free ports and test-host slots) that take about
+# as long as each other: services and the kit under eventlet (the kit's pytest plugin patches first); the
+# gateway, notify (an asyncio process) and the end-to-end tests under asyncio, each end-to-end shard on its own
+# stack; the browser and the fault suites alone, each on its stack, timed by the machine's pace.
+PYTEST := $(BIN)/python -m pytest
+GREEN := $(PYTEST) -p kernodeck_kit.testing -m "not unit"
+ASYNC := $(PYTEST) -p no:pytest_nameko -m "not unit"
+UNIT_FILES = $(shell grep -rlw --include='test_*.py' 'pytest.mark.unit' libs services gateway admin infra tests)
+ASYNC_DIRS := gateway/% services/notify/% admin/% infra/% tests/e2e/% tests/browser/% tests/faults/% tests/test_%
+LANES := --no-print-directory --output-sync=target
+
 test: install
+	$(MAKE) --no-print-directory lint test-unit
 	infra/test/prepare.sh
 	$(MAKE) --no-print-directory web
-	$(MAKE) --no-print-directory lint test-services test-http test-browser test-faults
+	$(MAKE) --no-print-directory test-services test-http test-browser test-faults
+
+UNIT := $(PYTEST) -p kernodeck_kit.unit_lane -p no:pytest_nameko -m unit
+
+test-unit: install
+	$(MAKE) $(LANES) -j2 unit-green unit-async
+
+unit-green:
+	$(UNIT) $(filter-out $(ASYNC_DIRS),$(UNIT_FILES))
+
+unit-async:  # a process of its own, as in the other lanes: eventlet's patching must not reach asyncio
+	$(UNIT) $(filter $(ASYNC_DIRS),$(UNIT_FILES))
 
 test-services:
-	$(BIN)/python -m pytest -p kernodeck_kit.testing libs services tests/integration --ignore=services/notify
+	$(MAKE) $(LANES) -j3 services-nodes services-services services-flows
+
+services-nodes:  # the kit, the libraries, and the payment flows on real chain nodes
+	$(GREEN) libs tests/integration/chain_payments
+
+services-services:
+	$(GREEN) services --ignore=services/notify --ignore=services/chain-watchers
+
+services-flows:  # the flows across services, and the chain watchers on their nodes
+	$(GREEN) tests/integration services/chain-watchers --ignore=tests/integration/chain_payments
 
 test-http:
-	$(BIN)/python -m pytest -p no:pytest_nameko gateway/tests services/notify tests/e2e tests/test_env_example.py tests/test_docs_drift.py infra/lib infra/devnet infra/prometheus infra/grafana infra/k8s admin
+	$(MAKE) $(LANES) -j3 http-fuzz http-payments http-rest
+
+http-fuzz:  # schemathesis over the OpenAPI document, on a stack of its own
+	$(ASYNC) tests/e2e/test_openapi_fuzz.py
+
+http-payments:  # payments through the gateway, on the stack and on the chains' stack
+	$(ASYNC) tests/e2e/test_payments_http.py tests/e2e/test_chain_payments.py tests/e2e/test_provisioning.py
+
+http-rest:
+	$(ASYNC) tests/e2e gateway/tests services/notify tests/test_env_example.py tests/test_docs_drift.py infra/lib \
+	  infra/devnet infra/prometheus infra/grafana infra/k8s admin --ignore=tests/e2e/test_openapi_fuzz.py \
+	  --ignore=tests/e2e/test_payments_http.py --ignore=tests/e2e/test_chain_payments.py \
+	  --ignore=tests/e2e/test_provisioning.py
 
 # The web frontend in Debian's headless Chromium, against a running stack with its local chains.
 test-browser:
-	$(BIN)/python -m pytest -p no:pytest_nameko tests/browser web/tests
+	$(ASYNC) tests/browser web/tests
 
 # The whole system killed, restarted and starved while it is paid, on a RabbitMQ node and a PostgreSQL
 # cluster that the suite starts for itself (README: Reliability).
 test-faults:
-	$(BIN)/python -m pytest -p no:pytest_nameko tests/faults
+	$(ASYNC) tests/faults
 
 lint:
 	$(BIN)/ruff check .

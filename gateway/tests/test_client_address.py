@@ -6,6 +6,8 @@ from pydantic import ValidationError
 from kernodeck_gateway.client_address import _forwarded_for_ignored, client_address
 from kernodeck_gateway.settings import GatewaySettings
 
+pytestmark = pytest.mark.unit
+
 PROXIES = GatewaySettings(trusted_proxies="10.0.0.0/8, 2001:db8:ffff::/48").trusted_proxies
 
 

@@ -11,6 +11,8 @@ from kernodeck_gateway.app import create_app
 from kernodeck_gateway.internal import create_internal_app
 from kernodeck_gateway.settings import GatewaySettings
 
+pytestmark = pytest.mark.unit
+
 PATHS = ("/metrics", "/api/v1/openapi.json", "/api/v1/docs")
 
 

@@ -4,6 +4,8 @@ import pytest
 
 from kernodeck_gateway.languages import preferred_language
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("header", "language"),

@@ -8,6 +8,8 @@ from kernodeck_gateway.openapi import document
 from kernodeck_gateway.responses import Order, Topup
 from kernodeck_gateway.schemas import NewAccount, NewOrder, present_order, present_topup
 
+pytestmark = pytest.mark.unit
+
 DOCUMENT = document()
 OPERATIONS = [
     (method.upper(), path, operation)

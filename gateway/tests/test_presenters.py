@@ -15,6 +15,8 @@ from kernodeck_gateway.schemas import (
     present_topup,
 )
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(("cents", "text"), [(-10000, "-100.00"), (-1, "-0.01"), (0, "0.00"), (12345, "123.45")])
 def test_ledger_amounts_are_signed(cents, text):

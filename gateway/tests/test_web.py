@@ -5,9 +5,12 @@ import asyncio
 import os
 
 import httpx
+import pytest
 
 from kernodeck_gateway.app import create_app
 from kernodeck_gateway.settings import GatewaySettings
+
+pytestmark = pytest.mark.unit
 
 
 def get(app, path: str, **headers) -> httpx.Response:

@@ -17,6 +17,8 @@ from kernodeck_chains.base58 import b58encode
 from kernodeck_chains.bech32 import Encoding, bech32_decode, decode_segwit_address, encode_segwit_address
 from kernodeck_chains.networks import chain_params
 
+pytestmark = pytest.mark.unit
+
 BTC_MAIN = chain_params("bitcoin", "mainnet")
 BTC_TEST = chain_params("bitcoin", "testnet")
 BTC_REGTEST = chain_params("bitcoin", "regtest")

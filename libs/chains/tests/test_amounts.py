@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from kernodeck_chains.amounts import format_amount
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("base_units", "decimals", "expected"),

@@ -14,6 +14,8 @@ from kernodeck_chains.derivation import DerivedAddress, derive_deposit_address
 from kernodeck_chains.hd import ChildIndexError, ExtendedKeyError
 from kernodeck_chains.networks import chain_params
 
+pytestmark = pytest.mark.unit
+
 # Published account keys of "abandon abandon ... about" (BIP84, SLIP-132, and
 # wallets' test suites); test_account_keys_match_the_mnemonic re-derives them.
 BTC_ZPUB = (

@@ -1,4 +1,8 @@
+import pytest
+
 from kernodeck_chains.evm import TRANSFER_TOPIC, event_topic, selector
+
+pytestmark = pytest.mark.unit
 
 
 def test_the_transfer_topic_is_the_published_one():

@@ -10,6 +10,8 @@ from kernodeck_chains.hd import (
     parse_extended_public_key,
 )
 
+pytestmark = pytest.mark.unit
+
 # BIP32 test vector 1 (seed 000102...0f) and 2 (seed fffcf9...42).
 V1_M = "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8"
 V1_M_0H = (

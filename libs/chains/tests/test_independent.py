@@ -27,6 +27,8 @@ from kernodeck_chains.derivation import derive_deposit_address
 from kernodeck_chains.hd import HARDENED
 from kernodeck_chains.networks import chain_params
 
+pytestmark = pytest.mark.unit
+
 seeds = st.binary(min_size=16, max_size=64)
 accounts = st.integers(min_value=0, max_value=HARDENED - 1)
 indices = st.integers(min_value=0, max_value=HARDENED - 1)

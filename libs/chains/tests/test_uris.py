@@ -6,6 +6,8 @@ import pytest
 from kernodeck_chains.amounts import format_amount
 from kernodeck_chains.uris import payment_uri
 
+pytestmark = pytest.mark.unit
+
 
 @dataclass(frozen=True)
 class Asset:

@@ -1,4 +1,8 @@
+import pytest
+
 from kernodeck_contracts.events import ALL_EVENTS, TransferConfirmed
+
+pytestmark = pytest.mark.unit
 
 
 def test_each_event_type_is_declared_once_per_source():

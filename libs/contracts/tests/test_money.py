@@ -2,6 +2,8 @@ import pytest
 
 from kernodeck_contracts.money import format_usd, parse_usd
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("text", "cents"),

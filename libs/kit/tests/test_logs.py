@@ -1,7 +1,11 @@
 import json
 import logging
 
+import pytest
+
 from kernodeck_kit.logs import JsonFormatter
+
+pytestmark = pytest.mark.unit
 
 
 def render(extra: dict) -> dict:

@@ -8,6 +8,8 @@ from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.paging import Page
 from kernodeck_kit.units import MemoryUnits
 
+pytestmark = pytest.mark.unit
+
 
 @dataclass
 class Item:

@@ -11,6 +11,8 @@ from sqlalchemy.orm import declarative_base
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit.paging import Page
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 # Three share a time: the id orders them.
 ITEMS = [(T0 + timedelta(minutes=n // 2), f"i{n}") for n in range(7)]

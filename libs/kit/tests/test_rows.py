@@ -8,6 +8,8 @@ from sqlmodel import Field, SQLModel
 
 from kernodeck_kit.rows import copy_as, field_names, values_of
 
+pytestmark = pytest.mark.unit
+
 
 class Colour(StrEnum):
     RED = "red"

@@ -12,6 +12,8 @@ from kernodeck_kit.outbox import Store
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
 from kernodeck_kit.units import MemoryUnits, SqlUnit, SqlUnits
 
+pytestmark = pytest.mark.unit
+
 
 def changed(order_id: str) -> OrderStatusChanged:
     return OrderStatusChanged(order_id=order_id, account_id="a1", status="paid", previous_status="awaiting_payment")

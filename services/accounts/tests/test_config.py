@@ -5,6 +5,8 @@ from pydantic import ValidationError
 from kernodeck_accounts.admission import Budget, Kind
 from kernodeck_accounts.config import AccountsPolicy, AccountsSettings
 
+pytestmark = pytest.mark.unit
+
 
 def test_defaults():
     settings = AccountsSettings()

@@ -20,6 +20,8 @@ from kernodeck_accounts.domain import (
 )
 from kernodeck_contracts.errors import ServiceError
 
+pytestmark = pytest.mark.unit
+
 VALID = {"first_name": "Jane", "last_name": "Doe", "email": "jane@example.com", "password": "correct horse battery"}
 
 

@@ -11,6 +11,8 @@ from kernodeck_accounts.config import AccountsPolicy
 from kernodeck_accounts.passwords import Passwords
 from kernodeck_contracts.errors import ServiceError
 
+pytestmark = pytest.mark.unit
+
 PASSWORD = "correct horse battery staple"
 
 

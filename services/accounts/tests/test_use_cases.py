@@ -16,6 +16,8 @@ from kernodeck_contracts.errors import ServiceError
 from services.accounts.tests.conftest import CHEAP_ARGON2
 from services.accounts.tests.memory import Clock, memory_units
 
+pytestmark = pytest.mark.unit
+
 PASSWORD = "correct horse battery staple"
 HERE = "203.0.113.10"
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)

@@ -3,6 +3,8 @@ import pytest
 from kernodeck_catalog.domain import GpuModel
 from kernodeck_contracts.errors import ServiceError
 
+pytestmark = pytest.mark.unit
+
 
 def fields(error: ServiceError) -> set[str]:
     return {e["field"] for e in error.errors}

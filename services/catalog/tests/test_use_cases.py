@@ -8,6 +8,8 @@ from kernodeck_catalog.use_cases import apply_capacity, current_catalog
 from kernodeck_contracts.events import CapacityChanged
 from services.catalog.tests.memory import memory_units
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 
 

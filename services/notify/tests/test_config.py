@@ -5,6 +5,8 @@ from pydantic import ValidationError
 
 from kernodeck_notify.config import NotifySettings
 
+pytestmark = pytest.mark.unit
+
 
 def test_defaults_are_telegram_s_documented_limits():
     settings = NotifySettings()

@@ -11,6 +11,8 @@ from kernodeck_notify.domain.notices import notice_for
 from kernodeck_notify.domain.pacing import Pacer
 from services.notify.tests.samples import ACCOUNT, ORDER, status_changed
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 

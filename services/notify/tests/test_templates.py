@@ -9,6 +9,8 @@ from kernodeck_notify.domain.notices import CREDIT_PHRASES, EVENT_KINDS, SUBJECT
 from kernodeck_notify.templates import ORDER_STATUS_KINDS, REPLY_KINDS, TEMPLATES, compose, language_of
 from services.notify.tests.samples import EVERY_KIND, ORDER
 
+pytestmark = pytest.mark.unit
+
 URL = "https://kernodeck.example"
 ALL_KINDS = {*EVENT_KINDS, *SUBJECTS, *CREDIT_PHRASES, *REPLY_KINDS, *ORDER_STATUS_KINDS}
 

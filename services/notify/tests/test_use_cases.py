@@ -12,6 +12,8 @@ from kernodeck_notify.use_cases import ChatMessage, apply_chat_message, apply_ev
 from services.notify.tests.conftest import PUBLIC_URL, link_request
 from services.notify.tests.samples import ACCOUNT, order_created
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime.now(UTC)
 BOT = "kernodeck_bot"
 

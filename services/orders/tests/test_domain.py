@@ -14,6 +14,8 @@ from kernodeck_orders.domain import (
     transition,
 )
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 S = OrderStatus
 # Written out rather than read from the module: this is the specification.

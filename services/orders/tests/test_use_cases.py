@@ -22,6 +22,8 @@ from kernodeck_orders.domain import OrderStatus
 from services.orders.tests.conftest import SUMMARY
 from services.orders.tests.memory import memory_units
 
+pytestmark = pytest.mark.unit
+
 ALICE, BOB = "acct-alice", "acct-bob"
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 TTL = timedelta(hours=24)

@@ -2,11 +2,15 @@
 
 from datetime import UTC, datetime
 
+import pytest
+
 from kernodeck_payments.admin_keys import check_xpubs, derived_addresses
 from kernodeck_payments.admin_rates import set_rate
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.rates.sources.file import FileRateSource
 from services.payments.tests.conftest import TEST_KEYS
+
+pytestmark = pytest.mark.unit
 
 FIRST_BITCOIN = ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"]
 

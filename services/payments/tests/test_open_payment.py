@@ -16,6 +16,8 @@ from kernodeck_payments.store.tables import PaymentIntent, Topup
 from services.payments.tests.conftest import RATES, TEST_KEYS
 from services.payments.tests.memory import intake_units
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 SETTINGS = PaymentsSettings(**{f"{network}_xpub": key for network, key in TEST_KEYS.items()})
 POOL = ["9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM", "HN7cABqLq46Es1jh92dQQisAq662SmxELLLsHHe4YWrH"]

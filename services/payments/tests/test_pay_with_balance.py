@@ -11,6 +11,8 @@ from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.orders import PayableOrder
 from services.payments.tests.memory import balance_units
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 ORDER = PayableOrder("o1", "acc1", "awaiting_payment", 18_900)
 

@@ -22,6 +22,8 @@ from kernodeck_payments.settlement import apply_transfers, sweep
 from kernodeck_payments.store.tables import PaymentIntent
 from services.payments.tests.memory import MemorySettlement, settlement_units
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 DEADLINE = T0 + timedelta(minutes=30)
 ADDRESS = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"

@@ -7,6 +7,8 @@ from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.crypto import SecretBox, new_key
 from kernodeck_provisioning.domain import Access
 
+pytestmark = pytest.mark.unit
+
 REQUIRED = {"secret_key": new_key(), "ssh_key_path": "/etc/kernodeck/provisioning_ed25519"}
 
 

@@ -21,6 +21,8 @@ from kernodeck_provisioning.domain import GpuModel, NodeState, RentalStatus
 from kernodeck_provisioning.memory import MemoryStore
 from services.provisioning.tests.keys import HOST_KEY, USER_KEY
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 H100 = GpuModel("h100", "cuda", 1)
 B200 = GpuModel("b200", "cuda", 2)

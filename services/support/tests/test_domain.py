@@ -20,6 +20,8 @@ from kernodeck_support.domain import (
     payable_refusal,
 )
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 DUE = "2026-12-03T12:00:00Z"
 

@@ -48,6 +48,8 @@ def test_the_wordlist_is_bip39_english():
     assert len(BIP39.wordlist) == 2048
 
 
+pytestmark = pytest.mark.unit
+
 REFUSED = [
     (
         "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",

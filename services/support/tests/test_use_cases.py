@@ -20,6 +20,8 @@ from kernodeck_support import use_cases
 from kernodeck_support.domain import request_key
 from services.support.tests.memory import memory_units
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 DUE = "2026-12-03T12:00:00Z"
 H100_7_DAYS_CENTS = 42000

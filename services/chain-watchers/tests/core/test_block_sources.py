@@ -11,6 +11,8 @@ from kernodeck_watchers.chains.jsonrpc import RpcError
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.notify import BlockSource, block_source, listen_for_blocks
 
+pytestmark = pytest.mark.unit
+
 
 class ScriptedNode:
     """waitforblockheight answered from a script of tips (then an error, ending the listener)."""

@@ -9,6 +9,8 @@ from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.instrumented import InstrumentedClient
 from kernodeck_watchers.main import main
 
+pytestmark = pytest.mark.unit
+
 
 def test_each_network_gets_its_own_name_port_and_payments_default_confirmations():
     bitcoin, litecoin = WatcherSettings(network="bitcoin"), WatcherSettings(network="litecoin")

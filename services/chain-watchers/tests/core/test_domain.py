@@ -2,12 +2,16 @@
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
 from kernodeck_watchers.domain import transfers
 from kernodeck_watchers.domain.progress import Limits, Progress, backoff_delay
 from kernodeck_watchers.domain.reorg import common_ancestor
 from kernodeck_watchers.domain.transfers import Kind, State
 from kernodeck_watchers.domain.watched import WatchedAddresses
+
+pytestmark = pytest.mark.unit
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 SEEN = SeenTransfer("aa" * 32, 1, "addr", None, 378_000)

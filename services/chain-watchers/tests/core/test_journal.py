@@ -9,6 +9,8 @@ from kernodeck_watchers.domain.transfers import Kind, State, Tracked
 from kernodeck_watchers.journal import journal
 from kernodeck_watchers.store.queries import tracked_among
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 SEEN = Tracked("tx1", 0, "bcrt1qalice", None, 5_000, State.SEEN, 0, 2, T0)
 MINED = replace(SEEN, state=State.CONFIRMING, confirmations=1, block_height=10, block_hash="h10")

@@ -5,6 +5,8 @@ import pytest
 from kernodeck_watchers.scanner import CursorMoved, ReorgTooDeep
 from kernodeck_watchers.store.queries import get_cursor, scanned_blocks
 
+pytestmark = pytest.mark.unit
+
 ALICE = "alice"
 
 

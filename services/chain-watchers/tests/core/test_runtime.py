@@ -15,6 +15,8 @@ from kernodeck_watchers.chains.base import NodeError, Throttled
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.runtime import WatcherRuntime
 
+pytestmark = pytest.mark.unit
+
 
 class Lock:
     def __init__(self, free: bool = True):

@@ -9,6 +9,8 @@ from kernodeck_watchers import journal
 from kernodeck_watchers.chains.base import BlockNotYet, NodeError
 from kernodeck_watchers.store.queries import get_cursor, lock_sequence, scanned_blocks
 
+pytestmark = pytest.mark.unit
+
 ALICE, BOB, STRANGER = "alice", "bob", "stranger"
 
 

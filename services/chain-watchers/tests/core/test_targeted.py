@@ -1,6 +1,10 @@
 """ "J'ai payé": a targeted look at one address records what the scans missed, and nothing twice."""
 
+import pytest
+
 from kernodeck_watchers.targeted import look_at
+
+pytestmark = pytest.mark.unit
 
 LATE = "late"  # an address the scanner did not watch when its payment was mined
 

@@ -1,5 +1,7 @@
 """Matching of node answers, on the field shapes geth and anvil send (hex strings, nulls, odd logs)."""
 
+import pytest
+
 from kernodeck_watchers.chains.base import SeenTransfer
 from kernodeck_watchers.chains.ethereum import (
     TRANSFER_TOPIC,
@@ -9,6 +11,8 @@ from kernodeck_watchers.chains.ethereum import (
     native_transfers,
     token_transfers,
 )
+
+pytestmark = pytest.mark.unit
 
 W = "0x" + "ab" * 20
 TOKEN = "0x" + "cd" * 20

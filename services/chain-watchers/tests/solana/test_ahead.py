@@ -12,6 +12,8 @@ from eventlet.event import Event
 from kernodeck_watchers.chains.ahead import Ahead
 from kernodeck_watchers.chains.base import BlockNotYet
 
+pytestmark = pytest.mark.unit
+
 
 class Reads:
     """A fetch that answers once its height's gate opens (at once where `gated` is False)."""

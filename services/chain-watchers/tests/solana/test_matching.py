@@ -3,9 +3,13 @@ what reading every account of every transaction finds."""
 
 import random
 
+import pytest
+
 from infra.devnet.solana_double.traffic import Traffic
 from kernodeck_watchers.chains.base import SeenTransfer
 from kernodeck_watchers.chains.solana import _transfers
+
+pytestmark = pytest.mark.unit
 
 
 def reading_every_account(item: dict, watched: set[str]) -> list[SeenTransfer]:

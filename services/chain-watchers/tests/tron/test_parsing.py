@@ -17,6 +17,8 @@ from kernodeck_watchers.chains.tron import (
 )
 from kernodeck_watchers.domain.watched import WatchedAddresses
 
+pytestmark = pytest.mark.unit
+
 W = tron_address_of(bytes.fromhex("ab" * 20))
 TOKEN = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"  # mainnet USDT
 TX = "11" * 32

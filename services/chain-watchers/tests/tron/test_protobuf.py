@@ -6,6 +6,8 @@ import pytest
 from infra.devnet.tron_double import protobuf, transactions
 from kernodeck_chains.addresses import tron_address, tron_hex_address
 
+pytestmark = pytest.mark.unit
+
 # A TransferContract built by createtransaction (visible=false), with its raw_data_hex and txID.
 TRANSFER = {
     "txID": "88817b9c6276e3c535e4f8f15baf546292ca6ad9d44a7d97857bd6f8909d63d4",

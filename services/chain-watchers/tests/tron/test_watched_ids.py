@@ -3,6 +3,8 @@ is decoded once, as the watch is written, and read back with it."""
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from kernodeck_chains.addresses import tron_address_of
 from kernodeck_watchers.chains.base import match_key
 from kernodeck_watchers.chains.tron import TronClient, trc20_transfers
@@ -10,6 +12,8 @@ from kernodeck_watchers.instrumented import InstrumentedClient
 from kernodeck_watchers.watchlist import Watchlist
 
 from .test_parsing import TRANSFER_TOPIC, transfer_log
+
+pytestmark = pytest.mark.unit
 
 
 def paying(account: bytes) -> dict:

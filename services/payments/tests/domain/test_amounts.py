@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 from kernodeck_payments.domain.amounts import crypto_amount, usd_cents_for
 from kernodeck_payments.domain.methods import METHODS, find_method
 
+pytestmark = pytest.mark.unit
+
 BTC = find_method("BTC", "bitcoin")
 ETH = find_method("ETH", "ethereum")
 USDT = find_method("USDT", "tron")

@@ -7,6 +7,8 @@ import pytest
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
 
+pytestmark = pytest.mark.unit
+
 DUE = datetime(2026, 12, 3, 12, tzinfo=UTC)
 EXTENSION = PayableExtension("x1", "o1", "acc1", 42_000, DUE)
 

@@ -13,6 +13,8 @@ from kernodeck_payments.domain.methods import (
     token_contract,
 )
 
+pytestmark = pytest.mark.unit
+
 USDT_ETH = find_method("USDT", "ethereum")
 USDC_ETH = find_method("USDC", "ethereum")
 USDT_TRON = find_method("USDT", "tron")

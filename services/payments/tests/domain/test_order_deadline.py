@@ -7,6 +7,8 @@ import pytest
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_payments.domain.orders import PayableOrder, intent_deadline
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
 TTL, SHORTEST = timedelta(minutes=30), timedelta(minutes=10)
 

@@ -3,6 +3,8 @@ import pytest
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_payments.domain.orders import PayableOrder, check_payable
 
+pytestmark = pytest.mark.unit
+
 OPEN = PayableOrder("o1", "acc1", "awaiting_payment", 18_900)
 
 

@@ -14,6 +14,8 @@ from kernodeck_payments.ledger.domain import (
     order_debit,
 )
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 
 

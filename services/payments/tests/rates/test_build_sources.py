@@ -10,6 +10,8 @@ from kernodeck_payments.rates.sources import (
     build_sources,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def test_sources_come_in_the_given_order_with_their_urls_and_timeout():
     sources = build_sources(

@@ -5,6 +5,8 @@ import pytest
 
 from kernodeck_payments.rates.domain import Judgement, NoRate, Rate, RatePolicy, choose_rate, judge_rate
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 POLICY = RatePolicy(max_age=timedelta(minutes=5), min_sources=1)  # one source is enough for most rules here
 CROSS_CHECKED = RatePolicy(max_age=timedelta(minutes=5), min_sources=2, max_spread=Fraction(2, 100))

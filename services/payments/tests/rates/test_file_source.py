@@ -6,6 +6,8 @@ import pytest
 from kernodeck_payments.rates.domain import RatePolicy, choose_rate
 from kernodeck_payments.rates.sources import FileRateSource, RateSourceError
 
+pytestmark = pytest.mark.unit
+
 AS_OF = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 POLICY = RatePolicy(max_age=timedelta(minutes=30), min_sources=1)
 

@@ -4,6 +4,8 @@ import pytest
 
 from kernodeck_payments.rates.domain import MAX_DIGITS, parse_usd
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("text", "canonical"),

@@ -1,10 +1,13 @@
 from datetime import UTC, datetime
 
+import pytest
 from prometheus_client import REGISTRY
 
 from kernodeck_payments.rates.domain import Rate
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.sources import RateSourceError
+
+pytestmark = pytest.mark.unit
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -10,6 +10,8 @@ import pytest
 from kernodeck_payments.domain.intents import Disposition, Intent, IntentStatus, Purpose, Transfer, TransferState
 from kernodeck_payments.domain.reconcile import reconcile
 
+pytestmark = pytest.mark.unit
+
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 DEADLINE = T0 + timedelta(minutes=30)
 SAT = 10**8
