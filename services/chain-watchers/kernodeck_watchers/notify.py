@@ -3,8 +3,7 @@
 A Bitcoin or Litecoin watcher long-polls the node's RPC (notify_longpoll):
 the node answers it from the thread that connects the block, while its ZMQ
 `hashblock` waits in the queue behind the wallet's and the indexes' own
-handling of the block (2 ms against 68 ms, medians, on a regtest bitcoind
-with a wallet under load). Its ZMQ URL, when set, serves where the node
+handling of the block. Its ZMQ URL, when set, serves where the node
 refuses the long poll. Elsewhere the notification URL's scheme picks the
 listener: `tcp://` or `ipc://` is a ZMQ publisher (notify_zmq: java-tron's
 `block`), `ws://` or `wss://` a JSON-RPC websocket subscription (notify_ws:
