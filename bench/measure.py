@@ -67,3 +67,20 @@ async def bearer_for_new_customer(url: str) -> dict:
         # The key installed on the nodes of the orders it pays, so that they are delivered.
         await client.put("/api/v1/me/ssh-key", json={"ssh_public_key": TEST_ACCOUNT_KEY}, headers=auth)
     return auth
+
+
+def password_hash_s(samples: int = 5) -> float:
+    """This machine's speed where the password benchmarks depend on it: the median seconds of one argon2id
+    hash with accounts' production parameters (RFC 9106 low-memory: 64 MiB, 3 passes, 4 lanes), here and now."""
+    from argon2 import PasswordHasher, Type
+    from argon2.profiles import RFC_9106_LOW_MEMORY as PROFILE
+
+    hasher = PasswordHasher(
+        time_cost=PROFILE.time_cost, memory_cost=PROFILE.memory_cost, parallelism=PROFILE.parallelism, type=Type.ID
+    )
+    times = []
+    for _ in range(samples):
+        started = time.perf_counter()
+        hasher.hash("benchmark password 0123")
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)

@@ -4,10 +4,12 @@ and doubles, each network's watcher woken by its node, the block bringing the la
 → order paid; a busy block, one transaction paying 200 orders, on PostgreSQL and SQLite; the Solana
 watcher against ten minutes of mainnet-size slots (bench_solana_mainnet.py), its lag and pace;
 provisioning: paid → ready on the local GPU test hosts, split into its steps; notify's
-event → Telegram message under Telegram's limits; a logged-in customer's requests alone and during 20
-parallel registrations; the web frontend in headless Chromium: first load and block → the order page
-showing paid; last, what each of the kit transport's departures from the libraries' public API buys
-(bench_transport.py, failing the run when one stops paying). Watcher matching with a million watched
+event → Telegram message under Telegram's limits; a burst of 50 registrations from 10 clients (how
+fast, how long each waits, in which order) and a logged-in customer's requests alone and during it; a
+login flood from 200 addresses while a customer logs in every second; the web frontend in headless
+Chromium: first load and block → the order page showing paid; last, what each of the kit transport's
+departures from the libraries' public API buys (bench_transport.py, failing the run when one stops
+paying). Watcher matching with a million watched
 addresses is bench/bench_watcher_match.py.
 """
 
@@ -25,6 +27,9 @@ from bench.bench_gateway import CAPACITY as GATEWAY_CAPACITY
 from bench.bench_gateway import STACK_ENV as GATEWAY_STACK_ENV
 from bench.bench_gateway import bare_http_server, gateway_bench
 from bench.bench_gateway import report as gateway_report
+from bench.bench_login_flood import STACK_ENV as FLOOD_STACK_ENV
+from bench.bench_login_flood import login_flood
+from bench.bench_login_flood import report as flood_report
 from bench.bench_notify import notify_bench
 from bench.bench_payments import confirmed_to_paid
 from bench.bench_provisioning import delivery_steps, paid_to_ready
@@ -46,6 +51,7 @@ async def run_all(stack: Stack, bare_url: str) -> dict:
     results["confirmed_to_paid"] = await confirmed_to_paid(stack.url, auth, stack.env["AMQP_URI"], samples=200)
     results["paid_to_ready"] = await asyncio.to_thread(paid_to_ready, stack.url, auth)
     results["registrations"] = await registration_burst(stack.url, auth)
+    results["login_flood"] = await login_flood(stack.url)  # last: it leaves failed logins behind
     return results
 
 
@@ -64,7 +70,10 @@ def main() -> None:
         with (
             tempfile.TemporaryDirectory() as logs,
             running_stack(
-                Path(logs), "kd_bench", {**REGISTRATION_STACK_ENV, **GATEWAY_STACK_ENV}, **GATEWAY_CAPACITY
+                Path(logs),
+                "kd_bench",
+                {**REGISTRATION_STACK_ENV, **FLOOD_STACK_ENV, **GATEWAY_STACK_ENV},
+                **GATEWAY_CAPACITY,
             ) as stack,
             watchers_reporting(stack.env["AMQP_URI"]),  # no chain node here: a network no watcher reports on is off
         ):
@@ -72,6 +81,9 @@ def main() -> None:
             report(results)
         print()
         for line in registrations_report(results["registrations"]):
+            print(line)
+        print()
+        for line in flood_report(results["login_flood"]):
             print(line)
         print()
         for line in provisioning_report(delivery_steps(), results["paid_to_ready"]):
