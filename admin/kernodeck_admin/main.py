@@ -17,6 +17,7 @@ AREAS = {
     ),
     "support": ("kernodeck_support.admin", "support requests: list, show, answer; extensions: confirm, refuse"),
     "dead-letters": ("kernodeck_kit.dead_letters_cli", "events set aside: list, replay, drop SERVICE"),
+    "broker": ("kernodeck_kit.bus_users", "the bus's users and permissions: apply, show"),
 }
 
 

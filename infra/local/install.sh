@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The servers Kernodeck runs on, from Debian's packages when a fresh machine lacks them:
-#   install.sh broker            RabbitMQ (make run)
+#   install.sh broker            RabbitMQ with its management API (make run: each process's broker user)
 #   install.sh broker database   RabbitMQ and PostgreSQL (make test)
 #   install.sh venv              what `python3 -m venv` needs (make install): Debian splits it off python3
 # A server already installed is left as it is. A PostgreSQL installed here trusts local TCP
@@ -16,7 +16,16 @@ for part in "$@"; do
     *) echo "install.sh: unknown part '$part' (broker, database, venv)" >&2; exit 2 ;;
   esac
 done
-[ ${#need[@]} -eq 0 ] && exit 0
+enable_management() {  # make run writes each process's broker user through the management API
+  [[ " $* " == *" broker "* ]] || return 0
+  grep -qs rabbitmq_management /etc/rabbitmq/enabled_plugins && return 0
+  rabbitmq-plugins enable --quiet rabbitmq_management >/dev/null 2>&1 \
+    || echo "install.sh: could not enable rabbitmq_management: make run gives every process AMQP_URI's user" >&2
+}
+if [ ${#need[@]} -eq 0 ]; then
+  enable_management "$@"
+  exit 0
+fi
 apt_install install.sh "install them first" "${need[@]}"
 if [[ " ${need[*]} " == *" postgresql "* ]]; then
   hba=$(ls /etc/postgresql/*/main/pg_hba.conf)
@@ -24,3 +33,4 @@ if [[ " ${need[*]} " == *" postgresql "* ]]; then
   pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main restart 2>/dev/null \
     || pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
 fi
+enable_management "$@"

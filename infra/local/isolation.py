@@ -20,6 +20,8 @@ STACK_GPUS = {**LOCAL_GPUS, "h100": 64, "rtx4090": 64, "h200": 10}  # h200: the 
 
 PG_ADMIN_URL = os.environ.get("KERNODECK_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 RABBIT_API = os.environ.get("KERNODECK_TEST_RABBIT_API", "http://127.0.0.1:15672/api")
+# Where a stack on the machine's broker writes its processes' users (each as its own, as in production).
+MANAGEMENT_URL = RABBIT_API.removesuffix("/api").replace("://", "://guest:guest@", 1)
 
 
 @contextmanager
@@ -107,6 +109,7 @@ def running_stack(
             # asked (the registration benchmark), as it yields to the stack's own services in production.
             "ACCOUNTS_PASSWORD_HASHING_NICENESS": "0",
         }
+        options.setdefault("bus_users", "" if broker else MANAGEMENT_URL)  # a broker of the caller's: no API
         stack = Stack(
             env={**stack_settings, **(env or {})}, log_dir=log_dir, watchers=watchers, telegram=telegram, **options
         )

@@ -52,6 +52,10 @@ class RunSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="KERNODECK_", extra="ignore", env_ignore_empty=True)
 
     local_chains: bool = True
+    # Each process logs into the local broker as its own user with its production permissions
+    # (kernodeck_kit.bus_permissions), written through RabbitMQ's management API at this URL when it answers;
+    # empty, or the API off: every process as AMQP_URI's user (guest).
+    bus_users: str = "http://guest:guest@127.0.0.1:15672"
 
 
 def local_settings(devnet_env: dict[str, str], environ: dict[str, str]) -> dict[str, str]:
@@ -86,6 +90,16 @@ def ensure_broker(amqp_uri: str) -> None:
         if time.monotonic() > deadline:
             sys.exit("rabbitmq-server did not start within 60 s; see its logs under /var/log/rabbitmq.")
         time.sleep(1)
+
+
+def bus_users_url() -> str:
+    """The management API to write the processes' broker users with, when it answers; else "" (as AMQP_URI)."""
+    url = RunSettings().bus_users
+    parsed = urlparse(url)
+    if url and answers(parsed.hostname or "127.0.0.1", parsed.port or 15672):
+        return url
+    print("the broker's management API does not answer: every process uses AMQP_URI's user", flush=True)
+    return ""
 
 
 def stop_once(*_) -> None:
@@ -168,7 +182,9 @@ def main() -> None:
         if not os.environ.get("NOTIFY_BOT_TOKEN"):
             telegram, telegram_env = start_telegram_double()
             env = {**env, **telegram_env}
-        stack = Stack(env=env, watchers=watchers, gateway_port=gateway_port, telegram=telegram)
+        stack = Stack(
+            env=env, watchers=watchers, gateway_port=gateway_port, telegram=telegram, bus_users=bus_users_url()
+        )
         stack.start(timeout=90)
         if hosts:
             register(hosts, stack.env)

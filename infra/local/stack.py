@@ -7,6 +7,10 @@ services and the gateway, a stack may run one chain watcher per network
 metrics port and database: WATCHER_<NETWORK>_DATABASE_URL when given (tests
 pass PostgreSQL databases), else WATCHER_DATABASE_URL, else its SQLite file
 under DATA_DIR; WATCHER_<NETWORK>_START_HEIGHT, when given, is its WATCHER_START_HEIGHT.
+
+With `bus_users`, each process logs into the broker as its own user (`kernodeck-<name>`, its local password:
+kernodeck_kit.bus_users), whose permissions `start` writes to the vhost of AMQP_URI first, as production's
+job does: a permission the code lacks fails here, not on the first day of a deployment.
 """
 
 import os
@@ -16,11 +20,15 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from infra.devnet.telegram_double import TelegramDouble
+from kernodeck_kit.bus_permissions import principal
+from kernodeck_kit.bus_users import apply as apply_bus_users
+from kernodeck_kit.bus_users import local_password, uri_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / ".venv" / "bin"
@@ -73,6 +81,7 @@ class Process:
 
 
 WATCHER = "watcher-"
+DEFAULT_AMQP_URI = "amqp://guest:guest@127.0.0.1:5672/"
 
 
 @dataclass
@@ -88,6 +97,7 @@ class Stack:
     process_env: dict[str, dict[str, str]] = field(default_factory=dict)  # a process's own settings, by name
     hosts: dict = field(default_factory=dict)  # the GPU test hosts registered as nodes, by model
     telegram: TelegramDouble | None = None  # the Bot API notify talks to, when it is the local double
+    bus_users: str = ""  # the management API's URL (http://user:pass@host:15672): each process as its own user
 
     @property
     def url(self) -> str:
@@ -102,6 +112,11 @@ class Stack:
                 "GATEWAY_PORT": str(self.gateway_port),
                 **self.process_env.get(name, {}),
             }
+            if self.bus_users:
+                env.setdefault("OPERATOR_AMQP_URI", env.get("AMQP_URI", DEFAULT_AMQP_URI))  # the command: as guest
+                env["AMQP_URI"] = uri_for(
+                    env.get("AMQP_URI", DEFAULT_AMQP_URI), name, local_password(principal(name).name)
+                )
             if name.startswith(WATCHER):
                 network = name.removeprefix(WATCHER)
                 argv = [str(BIN / "kernodeck-watcher"), "--network", network]
@@ -118,6 +133,10 @@ class Stack:
         return self.process(WATCHER + network)
 
     def start(self, timeout: float = 60.0) -> None:
+        if self.bus_users:
+            amqp_uri = {**os.environ, **self.env}.get("AMQP_URI", DEFAULT_AMQP_URI)
+            vhost = urllib.parse.unquote(urllib.parse.urlsplit(amqp_uri).path[1:]) or "/"
+            apply_bus_users(self.bus_users, vhost, local_password)
         for name in (*self.services, *(WATCHER + n for n in self.watchers), "gateway"):
             self.process(name).start()
         self.wait_ready(timeout)

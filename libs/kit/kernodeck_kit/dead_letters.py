@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from kombu import Connection, Exchange, Queue
 from kombu.message import Message
 
+from kernodeck_kit.settings import amqp_ssl
+
 DELIVERIES = "x-kernodeck-deliveries"
 EXCHANGE = "x-kernodeck-exchange"
 ROUTING_KEY = "x-kernodeck-routing-key"
@@ -106,7 +108,7 @@ def republish(channel, message: Message, routing_key: str, exchange: str = "", *
 @contextmanager
 def _taken(amqp_uri: str, service: str, limit: int) -> Iterator[tuple[object, list[Message]]]:
     """Up to `limit` dead letters, taken unacknowledged: those not acknowledged go back when the channel closes."""
-    with Connection(amqp_uri, transport_options={"confirm_publish": True}) as connection:
+    with Connection(amqp_uri, ssl=amqp_ssl(amqp_uri), transport_options={"confirm_publish": True}) as connection:
         channel = connection.channel()
         queue = dead_letter_queue(service)(channel)
         queue.declare()

@@ -13,7 +13,11 @@ DEFAULT_AMQP_URI = "amqp://guest:guest@127.0.0.1:5672/"
 
 def parser() -> argparse.ArgumentParser:
     cli = argparse.ArgumentParser(prog="kernodeck-admin dead-letters", description=__doc__)
-    cli.add_argument("--amqp-uri", default=os.environ.get("AMQP_URI", DEFAULT_AMQP_URI), help="default: $AMQP_URI")
+    cli.add_argument(
+        "--amqp-uri",
+        default=os.environ.get("OPERATOR_AMQP_URI") or os.environ.get("AMQP_URI", DEFAULT_AMQP_URI),
+        help="default: $OPERATOR_AMQP_URI, else $AMQP_URI",
+    )
     commands = cli.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="one JSON line per dead letter, oldest first; none is removed")
     listing.add_argument("service")

@@ -26,7 +26,7 @@ from nameko.rpc import ServiceProxy
 from nameko.standalone.rpc import ClusterProxy, ClusterRpcProxy
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_kit.settings import ServiceSettings
+from kernodeck_kit.settings import SETTINGS_KEY, ServiceSettings
 from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.rpc import BROKER_USER
 
@@ -51,11 +51,14 @@ class _SignedClusterProxy(ClusterProxy):
 
 
 class CommandRpcProxy(ClusterRpcProxy):
-    """nameko's ClusterRpcProxy for the operator command: the operator's name in the context, and each request
-    with the user_id property the broker checks against the connection's user."""
+    """nameko's ClusterRpcProxy for the operator command: on its own broker user (OPERATOR_AMQP_URI, else
+    AMQP_URI's), its operator's name in the context, and each request with the user_id property the broker
+    checks against the connection's user."""
 
     def __init__(self, config: dict, operator: str = "", **kwargs):
         operator = operator or f"{COMMAND_PREFIX}{getpass.getuser()}"
+        if own := config.get(SETTINGS_KEY, {}).get("operator_amqp_uri"):  # OPERATOR_AMQP_URI
+            config = {**config, "AMQP_URI": own}
         super().__init__(config, context_data={OPERATOR: operator}, **kwargs)
         self._proxy = _SignedClusterProxy(self._worker_ctx, self._reply_listener, broker_user(config["AMQP_URI"]))
 

@@ -8,13 +8,24 @@ config under SETTINGS_KEY, and the kit's `Settings` dependency (or
 `settings_of` in another extension) validates it once per container.
 """
 
+import os
 from pathlib import Path
 from typing import Self
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SETTINGS_KEY = "SETTINGS"
+
+
+def amqp_ssl(amqp_uri: str) -> dict | None:
+    """kombu's TLS options for an amqps:// URI (None for amqp://): the broker's certificate checked against
+    AMQP_CA_FILE (else the system's CAs) and its host's name. py-amqp given only ssl=True checks neither."""
+    parts = urlsplit(amqp_uri)
+    if parts.scheme != "amqps":
+        return None
+    return {"context": {"cafile": os.environ.get("AMQP_CA_FILE") or None}, "server_hostname": parts.hostname}
 
 
 class BaseServiceSettings(BaseSettings):
@@ -37,11 +48,15 @@ class BaseServiceSettings(BaseSettings):
     # The broker users that the operator command (kernodeck-admin) runs as: its operator RPCs are believed
     # from these only (kernodeck_kit.operators). Comma-separated.
     operator_broker_users: str = Field("guest", validation_alias=AliasChoices("OPERATOR_BROKER_USERS"))
+    # The CA that signed the broker's certificate, for amqps:// (production: TLS only); empty: the system's CAs.
+    amqp_ca_file: str = Field("", validation_alias=AliasChoices("AMQP_CA_FILE"))
+    # The operator command's own broker user (kernodeck-admin's RPCs and dead letters); empty: AMQP_URI's.
+    operator_amqp_uri: str = Field("", validation_alias=AliasChoices("OPERATOR_AMQP_URI"))
 
-    @field_validator("amqp_uri")
+    @field_validator("amqp_uri", "operator_amqp_uri")
     @classmethod
     def _amqp_scheme(cls, value: str) -> str:
-        if not value.startswith(("amqp://", "amqps://", "pyamqp://")):
+        if value and not value.startswith(("amqp://", "amqps://", "pyamqp://")):
             raise ValueError("AMQP_URI must start with amqp://, amqps:// or pyamqp://")
         return value
 
@@ -78,6 +93,7 @@ class ServiceSettings(BaseServiceSettings):
     def nameko_config(self) -> dict:
         return {
             "AMQP_URI": self.amqp_uri,
+            "AMQP_SSL": amqp_ssl(self.amqp_uri),
             "max_workers": self.max_workers,
             "serializer": "json",
             SETTINGS_KEY: self.model_dump(mode="json"),

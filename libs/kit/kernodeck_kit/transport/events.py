@@ -4,6 +4,7 @@ import logging
 from functools import partial
 
 import eventlet
+from kombu import Exchange, Queue, binding
 from nameko.amqp.publish import DEFAULT_TRANSPORT_OPTIONS, get_connection
 from nameko.constants import AMQP_URI_CONFIG_KEY
 from nameko.events import EventHandler
@@ -14,7 +15,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from kernodeck_contracts.errors import EventTooEarly
 from kernodeck_kit import metrics
 from kernodeck_kit.dead_letters import DELIVERIES, ERROR, ERROR_CHARS, QUEUE, dead_letter_queue, origin, republish
-from kernodeck_kit.settings import SETTINGS_KEY, ServiceSettings
+from kernodeck_kit.settings import SETTINGS_KEY, ServiceSettings, amqp_ssl
 
 RETRY_PAUSE_KEY = "EVENT_RETRY_PAUSE_S"
 DEFAULT_RETRY_PAUSE_S = 1.0
@@ -24,6 +25,10 @@ DEFAULT_MAX_DELIVERIES = ServiceSettings.model_fields["event_max_deliveries"].de
 BATCH_PREFETCH = 1000
 
 log = logging.getLogger(__name__)
+
+
+def retry_exchange(service: str) -> str:
+    return f"{service}.retry"
 
 
 def transient(error: BaseException) -> bool:
@@ -46,10 +51,24 @@ class RequeueingEventHandler(EventHandler):
     its queue with its delivery count raised, and at `event_max_deliveries`
     (the service's setting) sets it aside in `<service>.dead-letters`,
     counted in `kernodeck_events_dead_lettered_total`.
+
+    An event sent back goes through the service's own direct exchange `<service>.retry`, to which each of its
+    queues is bound by its name, not the broker's default exchange: a service may then publish only to its
+    own exchanges (least privilege on the bus: a user allowed the default exchange could put anything in
+    any queue).
     """
 
     def setup(self):
         super().setup()
+        queue = self.queue
+        retry = Exchange(retry_exchange(self.container.service_name), type="direct", durable=True)
+        self.queue = Queue(
+            queue.name,
+            bindings=[binding(queue.exchange, routing_key=queue.routing_key), binding(retry, routing_key=queue.name)],
+            durable=True,
+            auto_delete=queue.auto_delete,
+            exclusive=queue.exclusive,
+        )
         config = self.container.config
         self.retry_pause_s = float(config.get(RETRY_PAUSE_KEY, DEFAULT_RETRY_PAUSE_S))
         self.max_deliveries = int(config.get(SETTINGS_KEY, {}).get("event_max_deliveries", DEFAULT_MAX_DELIVERIES))
@@ -76,12 +95,18 @@ class RequeueingEventHandler(EventHandler):
         deliveries = int((message.headers or {}).get(DELIVERIES, 1))
         where = {**origin(message), QUEUE: self.queue.name}
         service = self.container.service_name
-        with get_connection(
-            self.container.config[AMQP_URI_CONFIG_KEY], transport_options=self.transport_options
-        ) as connection:
+        amqp_uri = self.container.config[AMQP_URI_CONFIG_KEY]
+        with get_connection(amqp_uri, ssl=amqp_ssl(amqp_uri), transport_options=self.transport_options) as connection:
             channel = connection.default_channel
             if deliveries < self.max_deliveries:
-                republish(channel, message, self.queue.name, **where, **{DELIVERIES: deliveries + 1})
+                republish(
+                    channel,
+                    message,
+                    self.queue.name,
+                    exchange=retry_exchange(service),
+                    **where,
+                    **{DELIVERIES: deliveries + 1},
+                )
                 return
             dead_letters = dead_letter_queue(service)(channel)
             dead_letters.declare()

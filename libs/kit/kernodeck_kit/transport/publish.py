@@ -15,6 +15,7 @@ from kombu import Connection
 from kombu.transport import pyamqp
 
 from kernodeck_kit.outbox import OutboxRow, Published, Unroutable, WhileConfirming
+from kernodeck_kit.settings import amqp_ssl
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,9 @@ class _QuietTransport(pyamqp.Transport):
 
 
 def publishing_connection(amqp_uri: str, **options) -> Connection:
-    """A kombu connection to `amqp_uri` that asks for no connection.blocked notices (see above)."""
+    """A kombu connection to `amqp_uri` that asks for no connection.blocked notices (see above); over TLS with
+    the broker's certificate checked (amqp_ssl)."""
+    options.setdefault("ssl", amqp_ssl(amqp_uri))
     return Connection(amqp_uri, transport=_QuietTransport, **options)
 
 
