@@ -7,21 +7,29 @@ PACKAGES := libs/contracts libs/chains 'libs/kit[service]' libs/resources servic
 PYPROJECTS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml gateway/pyproject.toml admin/pyproject.toml)
 # The venv is current while what it was installed from is the same: named by its content, not its files' times
 # (a checkout or a rebase that changes no dependency installs nothing).
-STAMP := $(VENV)/.installed-$(shell cat $(PYPROJECTS) requirements-dev.txt | sha256sum | cut -c1-16)
+STAMP := $(VENV)/.installed-$(shell cat $(PYPROJECTS) requirements-dev.lock | sha256sum | cut -c1-16)
 
-.PHONY: install web run test test-unit test-services test-http test-browser test-faults lint bench clean \
+.PHONY: install lock web run test test-unit test-services test-http test-browser test-faults lint bench clean \
 	unit-green unit-async services-nodes services-services services-flows http-fuzz http-payments http-rest
 
-# Our packages build with the venv's own setuptools (no isolated build environment per package: 14 of them
-# took minutes, this a few seconds).
+# Every third-party package at the version and with the hashes requirements-dev.lock pins (`make lock` makes it
+# from the pyproject.toml files and requirements-dev.txt: infra/lib/lock.sh); then our packages, editable,
+# built with the venv's own setuptools (no isolated build environment per package: 14 of them took minutes,
+# this a few seconds) and nothing else (their dependencies are all in the lock; pip check says so).
 $(STAMP):
 	test -x $(BIN)/python || { infra/local/install.sh venv && $(PYTHON) -m venv $(VENV); }
-	$(BIN)/pip install -q --upgrade pip 'setuptools>=68,<81'
-	$(BIN)/pip install -q --no-build-isolation -r requirements-dev.txt $(addprefix -e ,$(PACKAGES))
+	$(BIN)/pip install -q --require-hashes -r requirements-dev.lock
+	$(BIN)/pip install -q --no-deps --no-build-isolation $(addprefix -e ,$(PACKAGES))
+	$(BIN)/pip check
 	rm -f $(VENV)/.installed*
 	touch $@
 
 install: $(STAMP)
+
+# The locks again, after a pyproject.toml or requirements-dev.txt changed (UPGRADE=1: every package at its newest
+# allowed version).
+lock: install
+	KERNODECK_PACKAGES="$(PACKAGES)" infra/lib/lock.sh
 
 # The web frontend: its tools from the npm registry (web/package-lock.json), built into web/dist, which the
 # gateway serves at /. Node.js and npm come from Debian (infra/web/install.sh).
