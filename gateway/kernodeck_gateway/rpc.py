@@ -136,6 +136,11 @@ class RpcClient:
         self._ready = False
         self._pending: dict[str, asyncio.Future[Any]] = {}
 
+    @property
+    def connected(self) -> bool:
+        """The reply queue is declared, bound and consumed: calls can be made."""
+        return self._ready
+
     async def connect(self) -> None:
         if self._connection is not None:
             raise RuntimeError("RpcClient is already connected")

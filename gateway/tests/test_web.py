@@ -70,3 +70,21 @@ def test_the_last_build_is_served_while_a_rebuild_has_removed_it(tmp_path):
         (web_dir / name).unlink()
     assert get(app, "/").text == "<title>one</title>"
     assert get(app, "/app.js", **{"accept-encoding": "gzip"}).text == "console.log('one')"
+
+
+def test_the_pods_own_readiness_needs_the_broker_connection_and_the_web_build(tmp_path):
+    """/readyz/self (the Kubernetes readiness probe) asks nothing of the services: the broker connection the
+    gateway holds, and the build it serves."""
+    web_dir = tmp_path / "dist"
+    app = create_app(GatewaySettings(web_dir=web_dir))
+
+    class Connected:
+        connected = True
+
+    app.state.rpc = Connected()
+    assert get(app, "/readyz/self").status_code == 503  # nothing built
+    build(web_dir, "one")
+    assert get(app, "/readyz/self").json() == {"status": "ok"}
+    Connected.connected = False
+    answer = get(app, "/readyz/self")
+    assert answer.status_code == 503 and "broker" in answer.json()["detail"]
