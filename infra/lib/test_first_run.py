@@ -101,7 +101,7 @@ def test_two_installers_side_by_side_both_install_then_the_web_is_served(machine
         timeout=600,
     )
     assert build.returncode == 0, build.stdout[-2000:]
-    page = get(create_app(GatewaySettings(web_dir=ROOT / "web" / "dist")), "/")
+    page = get(create_app(GatewaySettings(web_dir=ROOT / "web" / "dist", trusted_proxies="none")), "/")
     assert page.status_code == 200 and "<html" in page.text.lower()
 
 
@@ -127,7 +127,7 @@ def test_a_failed_web_build_is_shown_at_the_root_with_its_reason_until_a_build_s
     failing = ["bash", "-c", f"echo 'web: installing chromium'; echo '{lock_error}' >&2; exit 100"]
     build = subprocess.run([str(INFRA / "web" / "build.sh"), *failing], env=env, capture_output=True, text=True)
     assert build.returncode == 100
-    app = create_app(GatewaySettings(web_dir=dist))
+    app = create_app(GatewaySettings(web_dir=dist, trusted_proxies="none"))
     page = get(app, "/")
     assert page.status_code == 503 and "retry-after" not in page.headers
     assert "The web build failed" in page.text and lock_error in page.text and "being built" not in page.text
