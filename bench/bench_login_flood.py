@@ -40,8 +40,8 @@ CUSTOMER_ADDRESS = "203.0.113.7"
 TARGET_P99_S = 2.0
 PASSWORD = "benchmark password 0123"
 # Behind a trusted proxy (this process). Hashing at the test stacks' niceness (0), not production's 10: on a
-# machine shared with unrelated work (the development machines), a hash at 10 yields to all of it and took
-# 3 s instead of 0.8 (measured), which says more about the other work than about the queue.
+# machine shared with unrelated work (the development machines), a hash at 10 yields to all of it and takes
+# several times as long, which says more about the other work than about the queue.
 STACK_ENV = {"GATEWAY_TRUSTED_PROXIES": "127.0.0.1/32"}
 
 

@@ -29,8 +29,8 @@ CLIENTS = 10
 ALONE = 200
 CUSTOMER_PATH = "/api/v1/me"
 # Behind a trusted proxy (this process). Hashing at the test stacks' niceness (0), not production's 10: on a
-# machine shared with unrelated work (the development machines), a hash at 10 yields to all of it and took
-# 2.3 s instead of 0.9 (measured), which says more about the other work than about the queue.
+# machine shared with unrelated work (the development machines), a hash at 10 yields to all of it and takes
+# several times as long, which says more about the other work than about the queue.
 STACK_ENV = {"GATEWAY_TRUSTED_PROXIES": "127.0.0.1/32"}
 
 
