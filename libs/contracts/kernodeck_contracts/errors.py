@@ -23,6 +23,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_REQUESTS = "too_many_requests"
     SERVICE_UNAVAILABLE = "service_unavailable"
     SECRET_IN_REQUEST = "secret_in_request"
+    SSH_KEY_REQUIRED = "ssh_key_required"
 
 
 HTTP_STATUS = {
@@ -41,6 +42,7 @@ HTTP_STATUS = {
     ErrorCode.TOO_MANY_REQUESTS: 429,
     ErrorCode.SERVICE_UNAVAILABLE: 503,
     ErrorCode.SECRET_IN_REQUEST: 422,
+    ErrorCode.SSH_KEY_REQUIRED: 422,
 }
 
 

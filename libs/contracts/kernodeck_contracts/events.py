@@ -276,27 +276,35 @@ class BalanceDebited(Event):
 
 
 class SupportRequestOpened(Event):
+    """A customer's request about an order, a top-up (`topup_id`) or, with neither, the account."""
+
     source = "support"
     type = "support_request_opened"
 
     request_id: str
-    order_id: str
+    order_id: str | None
     account_id: str
     kind: str  # incident, extension, question
+    topup_id: str | None = None
 
 
 class SupportRequestAnswered(Event):
-    """An operator answered a support request; the customer reads `answer` under the request and in the
-    order's timeline (written by an operator for the customer: never a secret)."""
+    """Support answered a request; the customer reads it under the request and, for an order, in its timeline.
+    `answer` is an operator's words (never a secret); `code` and `params`, when set, what support itself says
+    with them (a `kernodeck_contracts.timeline` answer code: an extension confirmed or refused, a change of
+    configuration confirmed)."""
 
     source = "support"
     type = "support_request_answered"
 
     request_id: str
-    order_id: str
+    order_id: str | None
     account_id: str
     kind: str
     answer: str = ""
+    topup_id: str | None = None
+    code: str | None = None
+    params: dict[str, str | int] = {}
 
 
 class ExtensionConfirmed(Event):
