@@ -7,6 +7,7 @@ from enum import StrEnum
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import OrderSummary, Quote
 from kernodeck_contracts.ssh_keys import InvalidSshKey, canonical_ssh_key
+from kernodeck_contracts.timeline import Said, TimelineCode
 
 
 class OrderStatus(StrEnum):
@@ -32,13 +33,14 @@ MOVES: dict[OrderStatus, frozenset[OrderStatus]] = {
 
 # Provisioning moves a paid order along this path (FAILED may interrupt it anywhere).
 DELIVERY_PATH = (_S.PAID, _S.PROVISIONING, _S.READY, _S.ENDED)
+# What a step of that path says when its own event has not come first.
+SKIPPED = {_S.PROVISIONING: Said(TimelineCode.PREPARING)}
 PREPARATION_NOTE_MAX = 2000
 CUSTOM = "custom"
 
+# Timeline kinds other than the statuses.
 CREATED = "created"
-CUSTOMER_REQUEST = "customer_request"
 PAYMENT_REPORTED = "payment_reported"
-UNPAID_TIMEOUT = "unpaid_timeout"
 RENTAL_ENDING = "rental_ending"
 RENTAL_EXTENDED = "rental_extended"
 SUPPORT_REQUEST = "support_request"
@@ -58,9 +60,16 @@ class StaleOrder(Exception):
 
 @dataclass(frozen=True)
 class TimelineEntry:
+    """When, what kind of step (a status, or a note such as "J'ai payé"), and what it says (a code and its
+    parameters, rendered in the customer's language; `detail` is the English)."""
+
     at: datetime
     kind: str
-    detail: str = ""
+    said: Said
+
+    @property
+    def detail(self) -> str:
+        return self.said.text("en")
 
 
 # Payment statuses (payments') during which a transfer for the order is on its way.
@@ -123,7 +132,7 @@ def new_order(
         summary=summary,
         created_at=at,
         updated_at=at,
-        timeline=[TimelineEntry(at=at, kind=CREATED)],
+        timeline=[TimelineEntry(at=at, kind=CREATED, said=Said(TimelineCode.ORDER_RECORDED))],
         ssh_public_key=ssh_public_key,
         preparation_note=preparation_note,
     )
@@ -151,22 +160,24 @@ def check_delivery_wishes(preparation: str, ssh_public_key, preparation_note) ->
     return ssh_public_key, preparation_note
 
 
-def follow_delivery(order: Order, target: OrderStatus, at: datetime, reason: str) -> list[TimelineEntry]:
+def follow_delivery(order: Order, target: OrderStatus, at: datetime, said: Said) -> list[TimelineEntry]:
     """Move along provisioning's path up to `target`, whatever order its events arrive in; an event behind
     the order's status, or for an order already over, changes nothing."""
     if order.status not in DELIVERY_PATH[:-1]:
         return []
     if target == OrderStatus.FAILED:
-        return [transition(order, target, at, reason)]
+        return [transition(order, target, at, said)]
     here, there = DELIVERY_PATH.index(order.status), DELIVERY_PATH.index(target)
-    return [transition(order, step, at, reason) for step in DELIVERY_PATH[here + 1 : there + 1]]
+    # A step skipped (its event arriving later, or never) says what it is; the target says what happened.
+    steps = DELIVERY_PATH[here + 1 : there + 1]
+    return [transition(order, step, at, said if step == target else SKIPPED.get(step, said)) for step in steps]
 
 
-def transition(order: Order, new_status: OrderStatus, at: datetime, reason: str) -> TimelineEntry:
+def transition(order: Order, new_status: OrderStatus, at: datetime, said: Said) -> TimelineEntry:
     """The only way an order changes status: refuses any move the machine does not allow."""
     if new_status not in MOVES[order.status]:
         raise ServiceError(ErrorCode.INVALID_STATE, f"an order that is {order.status} cannot become {new_status}")
-    entry = TimelineEntry(at=at, kind=new_status.value, detail=reason)
+    entry = TimelineEntry(at=at, kind=new_status.value, said=said)
     order.status = new_status
     order.updated_at = at
     order.timeline.append(entry)
@@ -177,18 +188,18 @@ def cancel_by_customer(order: Order, at: datetime) -> TimelineEntry:
     # Once paid, money has moved: cancelling then is an operator's decision (a refund), not the customer's.
     if order.status != OrderStatus.AWAITING_PAYMENT:
         raise ServiceError(ErrorCode.INVALID_STATE, "an order can be cancelled only while it awaits payment")
-    return transition(order, OrderStatus.CANCELLED, at, CUSTOMER_REQUEST)
+    return transition(order, OrderStatus.CANCELLED, at, Said(TimelineCode.CANCELLED_BY_CUSTOMER))
 
 
 def is_due_for_cancellation(order: Order, now: datetime, unpaid_ttl: timedelta) -> bool:
     return order.status == OrderStatus.AWAITING_PAYMENT and now - order.created_at >= unpaid_ttl
 
 
-def note(order: Order, at: datetime, kind: str, detail: str) -> TimelineEntry:
+def note(order: Order, at: datetime, kind: str, said: Said) -> TimelineEntry:
     """A timeline entry that is not a status change (the customer's "J'ai payé", for one)."""
     if kind in OrderStatus.__members__.values():
         raise ValueError(f"{kind} is a status: use transition()")
-    entry = TimelineEntry(at=at, kind=kind, detail=detail)
+    entry = TimelineEntry(at=at, kind=kind, said=said)
     order.timeline.append(entry)
     return entry
 

@@ -4,6 +4,7 @@ from uuid import uuid4
 
 from nameko.rpc import RpcProxy
 
+from kernodeck_contracts import timeline
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     ExtensionConfirmed,
@@ -23,6 +24,7 @@ from kernodeck_contracts.events import (
 )
 from kernodeck_contracts.money import format_usd
 from kernodeck_contracts.rpc import Quote
+from kernodeck_contracts.timeline import Said, TimelineCode
 from kernodeck_kit.paging import Page
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
@@ -30,7 +32,7 @@ from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.dependencies import Database, Instrumented, Settings
 from kernodeck_kit.transport.events import batch_consumer, consumer
 from kernodeck_kit.transport.rpc import rpc
-from kernodeck_kit.types import rfc3339, utcnow
+from kernodeck_kit.types import utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_orders import use_cases
 from kernodeck_orders.config import OrdersSettings
@@ -122,29 +124,29 @@ class OrdersService:
     @consumer(ProvisioningStarted.source, ProvisioningStarted.type)
     def on_provisioning_started(self, payload) -> None:
         event = ProvisioningStarted.from_message(payload)
-        self._follow(event, OrderStatus.PROVISIONING, "the node is being prepared")
+        self._follow(event, OrderStatus.PROVISIONING, Said(TimelineCode.PREPARING))
 
     @consumer(RentalReady.source, RentalReady.type)
     def on_rental_ready(self, payload) -> None:
         event = RentalReady.from_message(payload)
         dates = RentalDates(event.delivered_at, event.starts_at, event.ends_at)
-        self._follow(event, OrderStatus.READY, f"delivered; the term ends {rfc3339(event.ends_at)}", dates)
+        self._follow(event, OrderStatus.READY, timeline.ready(event.ends_at), dates)
 
     @consumer(ProvisioningFailed.source, ProvisioningFailed.type)
     def on_provisioning_failed(self, payload) -> None:
         event = ProvisioningFailed.from_message(payload)
-        self._follow(event, OrderStatus.FAILED, f"{event.reason}; the payment is refunded to the balance")
+        self._follow(event, OrderStatus.FAILED, timeline.failed(event.reason))
 
     @consumer(RentalEnded.source, RentalEnded.type)
     def on_rental_ended(self, payload) -> None:
         event = RentalEnded.from_message(payload)
-        self._follow(event, OrderStatus.ENDED, "the node was reclaimed and wiped")
+        self._follow(event, OrderStatus.ENDED, Said(TimelineCode.ENDED))
 
     @consumer(RentalEnding.source, RentalEnding.type)
     def on_rental_ending(self, payload) -> None:
         event = RentalEnding.from_message(payload)
-        detail = f"the rental ends in {event.hours_left} h ({rfc3339(event.ends_at)}): export your results now"
-        use_cases.note_event(self.units, event, RENTAL_ENDING, detail, utcnow())
+        said = timeline.rental_ending(event.hours_left, event.ends_at)
+        use_cases.note_event(self.units, event, RENTAL_ENDING, said, utcnow())
 
     @consumer(RentalExtended.source, RentalExtended.type)
     def on_rental_extended(self, payload) -> None:
@@ -155,28 +157,26 @@ class OrdersService:
     @consumer(SupportRequestOpened.source, SupportRequestOpened.type)
     def on_support_request_opened(self, payload) -> None:
         event = SupportRequestOpened.from_message(payload)
-        detail = f"{event.kind} request {event.request_id} sent to support"
-        use_cases.note_event(self.units, event, SUPPORT_REQUEST, detail, utcnow())
+        if event.order_id is not None:  # a request about a top-up or the account is no order's news
+            use_cases.note_event(self.units, event, SUPPORT_REQUEST, timeline.support_request(event.kind), utcnow())
 
     @consumer(SupportRequestAnswered.source, SupportRequestAnswered.type)
     def on_support_request_answered(self, payload) -> None:
         event = SupportRequestAnswered.from_message(payload)
-        use_cases.note_event(self.units, event, SUPPORT_ANSWERED, event.answer, utcnow())
+        said = timeline.of_answer(event.code, event.params, event.answer)
+        if event.order_id is not None and said is not None:
+            use_cases.note_event(self.units, event, SUPPORT_ANSWERED, said, utcnow())
 
     @consumer(ExtensionConfirmed.source, ExtensionConfirmed.type)
     def on_extension_confirmed(self, payload) -> None:
         event = ExtensionConfirmed.from_message(payload)
-        detail = (
-            f"extension {event.extension_id} confirmed: {event.extra_days} more days for"
-            f" {format_usd(event.price_usd_cents)} USD, to pay by {rfc3339(event.due_by)}; the end moves once paid"
-        )
-        use_cases.note_event(self.units, event, EXTENSION_CONFIRMED, detail, utcnow())
+        said = timeline.extension_confirmed(event.extra_days, format_usd(event.price_usd_cents), event.due_by)
+        use_cases.note_event(self.units, event, EXTENSION_CONFIRMED, said, utcnow())
 
     @consumer(ExtensionPaid.source, ExtensionPaid.type)
     def on_extension_paid(self, payload) -> None:
         event = ExtensionPaid.from_message(payload)
-        detail = f"extension {event.extension_id} paid: the node is being extended by {event.extra_days} days"
-        use_cases.note_event(self.units, event, EXTENSION_PAID, detail, utcnow())
+        use_cases.note_event(self.units, event, EXTENSION_PAID, timeline.extension_paid(event.extra_days), utcnow())
 
-    def _follow(self, event, target: OrderStatus, reason: str, dates: RentalDates | None = None) -> None:
-        use_cases.follow_delivery_event(self.units, event, target, reason, utcnow(), dates)
+    def _follow(self, event, target: OrderStatus, said: Said, dates: RentalDates | None = None) -> None:
+        use_cases.follow_delivery_event(self.units, event, target, said, utcnow(), dates)

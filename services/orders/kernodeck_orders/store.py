@@ -2,10 +2,11 @@
 
 from datetime import datetime
 
-from sqlalchemy import Index, and_, or_, update
+from sqlalchemy import JSON, Index, and_, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
+from kernodeck_contracts.timeline import Said, TimelineCode
 from kernodeck_kit.db import is_postgres
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.paging import Page
@@ -62,7 +63,8 @@ class TimelineRow(SQLModel, table=True):
     order_id: str = Field(foreign_key="orders.id", index=True, max_length=32)
     at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
     kind: str = Field(max_length=32)
-    detail: str = ""
+    code: str = Field(max_length=40)
+    params: dict = Field(default_factory=dict, sa_column=Column(JSON(), nullable=False))
 
 
 class PaymentInFlightRow(SQLModel, table=True):
@@ -213,12 +215,14 @@ def _timelines(session: Session, order_ids: list[str]) -> dict[str, list[Timelin
     timelines: dict[str, list[TimelineEntry]] = {order_id: [] for order_id in order_ids}
     rows = session.exec(select(TimelineRow).where(TimelineRow.order_id.in_(order_ids)).order_by(TimelineRow.id))
     for row in rows:
-        timelines[row.order_id].append(TimelineEntry(at=row.at, kind=row.kind, detail=row.detail))
+        said = Said(TimelineCode(row.code), row.params)
+        timelines[row.order_id].append(TimelineEntry(at=row.at, kind=row.kind, said=said))
     return timelines
 
 
 def _timeline_row(order_id: str, entry: TimelineEntry) -> TimelineRow:
-    return TimelineRow(order_id=order_id, at=entry.at, kind=entry.kind, detail=entry.detail)
+    said = entry.said
+    return TimelineRow(order_id=order_id, at=entry.at, kind=entry.kind, code=said.code.value, params=said.params)
 
 
 def _order(row: OrderRow, timeline: list[TimelineEntry]) -> Order:

@@ -15,14 +15,13 @@ from kernodeck_contracts.events import (
     RentalExtended,
 )
 from kernodeck_contracts.rpc import Quote
+from kernodeck_contracts.timeline import Said, TimelineCode, paid, payment_reported, rental_extended
 from kernodeck_kit.paging import Page
-from kernodeck_kit.types import rfc3339
 from kernodeck_kit.units import Units
 from kernodeck_orders.domain import (
     AWAITING_TRANSFER,
     PAYMENT_REPORTED,
     RENTAL_EXTENDED,
-    UNPAID_TIMEOUT,
     Order,
     OrderStatus,
     PaymentInFlight,
@@ -129,7 +128,12 @@ def _cancel_if_unpaid(units: Units[OrdersUnit], order_id: str, now: datetime, un
             if not is_due_for_cancellation(order, now, unpaid_ttl) or unit.payment_in_flight(order_id, now):
                 return False
             previous = order.status
-            _record(unit, order, previous, transition(order, OrderStatus.CANCELLED, now, UNPAID_TIMEOUT))
+            _record(
+                unit,
+                order,
+                previous,
+                transition(order, OrderStatus.CANCELLED, now, Said(TimelineCode.CANCELLED_UNPAID)),
+            )
     except ServiceError:
         log.info("order moved while the sweep cancelled it; left as it is", extra={"order_id": order_id})
         return False
@@ -161,7 +165,7 @@ def _apply_settled(unit: OrdersUnit, event: PaymentSettled, now: datetime) -> No
         _refuse(unit, event, "short_of_total")  # never paid for less than its total: the money goes back
     else:
         previous = order.status
-        _record(unit, order, previous, transition(order, OrderStatus.PAID, now, f"paid: {event.method}"))
+        _record(unit, order, previous, transition(order, OrderStatus.PAID, now, paid(event.method)))
 
 
 def follow_payments(
@@ -190,12 +194,12 @@ def note_payment_reported(units: Units[OrdersUnit], event: PaymentReported, now:
     with units.consume("payments.payment_reported", event) as unit:
         order = unit.get(event.order_id) if unit is not None else None
         if order is not None and order.account_id == event.account_id:
-            entry = note(order, now, PAYMENT_REPORTED, f"the customer reports paying with {event.network}")
+            entry = note(order, now, PAYMENT_REPORTED, payment_reported(event.network))
             unit.add_note(order, entry)
 
 
 def follow_delivery_event(
-    units: Units[OrdersUnit], event: Event, target: OrderStatus, reason: str, now: datetime, dates: RentalDates | None
+    units: Units[OrdersUnit], event: Event, target: OrderStatus, said: Said, now: datetime, dates: RentalDates | None
 ) -> None:
     """Provisioning's report moves the order (through any status it skipped), once per event."""
     with units.consume(f"provisioning.{event.type}", event) as unit:
@@ -205,7 +209,7 @@ def follow_delivery_event(
         if order.status == OrderStatus.AWAITING_PAYMENT:
             raise OrderNotPaidYet(event.order_id)  # orders' own `paid` is still being applied: retried
         previous = order.status
-        for entry in follow_delivery(order, target, now, reason):
+        for entry in follow_delivery(order, target, now, said):
             _record(unit, order, previous, entry)
             previous = order.status
         if dates is not None and order.rental is None:
@@ -213,12 +217,12 @@ def follow_delivery_event(
             unit.save_rental(order)
 
 
-def note_event(units: Units[OrdersUnit], event: Event, kind: str, detail: str, now: datetime) -> None:
+def note_event(units: Units[OrdersUnit], event: Event, kind: str, said: Said, now: datetime) -> None:
     """Another service's news about an order (an end warning, support's answer...) goes into its timeline, once."""
     with units.consume(f"{event.source}.{event.type}", event) as unit:
         order = unit.get(event.order_id) if unit is not None else None
         if order is not None and order.account_id == event.account_id:
-            unit.add_note(order, note(order, now, kind, detail))
+            unit.add_note(order, note(order, now, kind, said))
 
 
 def extend_rental(units: Units[OrdersUnit], event: RentalExtended, now: datetime) -> None:
@@ -228,7 +232,7 @@ def extend_rental(units: Units[OrdersUnit], event: RentalExtended, now: datetime
             return
         order.rental.ends_at = event.ends_at
         unit.save_rental(order)
-        unit.add_note(order, note(order, now, RENTAL_EXTENDED, f"the term now ends {rfc3339(event.ends_at)}"))
+        unit.add_note(order, note(order, now, RENTAL_EXTENDED, rental_extended(event.ends_at)))
 
 
 def _owned(order: Order | None, account_id: str) -> Order:
@@ -259,4 +263,4 @@ def _record(unit: OrdersUnit, order: Order, previous: OrderStatus, entry: Timeli
         unit.save_transition(order, entry)
     except StaleOrder:
         raise ServiceError(ErrorCode.INVALID_STATE, "the order changed meanwhile; reload it") from None
-    unit.emit(status_changed(order, previous, entry.detail))
+    unit.emit(status_changed(order, previous, entry.said.code))

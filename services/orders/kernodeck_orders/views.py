@@ -14,7 +14,16 @@ def order_view(order: Order) -> dict:
         "summary": order.summary.model_dump(),
         "created_at": rfc3339(order.created_at),
         "updated_at": rfc3339(order.updated_at),
-        "timeline": [{"at": rfc3339(e.at), "kind": e.kind, "detail": e.detail} for e in order.timeline],
+        "timeline": [
+            {
+                "at": rfc3339(e.at),
+                "kind": e.kind,
+                "code": e.said.code.value,
+                "params": e.said.params,
+                "detail": e.detail,
+            }
+            for e in order.timeline
+        ],
         "ssh_public_key": order.ssh_public_key,  # not a secret; the gateway leaves it out of the order it shows
         "preparation_note": order.preparation_note,
         # From provisioning's events; the access itself is provisioning's, fetched by the gateway for the owner.

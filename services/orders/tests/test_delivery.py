@@ -6,6 +6,7 @@ import pytest
 from nameko.exceptions import RemoteError
 from nameko.standalone.events import event_dispatcher
 
+from kernodeck_contracts import timeline
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     PaymentSettled,
@@ -15,6 +16,7 @@ from kernodeck_contracts.events import (
     RentalEnding,
     RentalReady,
 )
+from kernodeck_contracts.timeline import Said, TimelineCode
 from kernodeck_orders.domain import (
     OrderStatus,
     check_delivery_wishes,
@@ -32,23 +34,27 @@ S = OrderStatus
 
 def paid_order():
     order = new_order("o1", "a1", summary_of(QUOTE), T0)
-    transition(order, S.PAID, T0, "paid")
+    transition(order, S.PAID, T0, Said(TimelineCode.PAID_BALANCE))
     return order
 
 
-def test_ready_before_started_still_passes_through_provisioning():
+def test_ready_before_started_still_passes_through_provisioning_each_step_saying_what_it_is():
     order = paid_order()
-    entries = follow_delivery(order, S.READY, T0, "delivered")
-    assert [e.kind for e in entries] == ["provisioning", "ready"]
-    assert follow_delivery(order, S.PROVISIONING, T0, "late event") == []
+    ready = timeline.ready(T0 + timedelta(days=3))
+    entries = follow_delivery(order, S.READY, T0, ready)
+    assert [(e.kind, e.said) for e in entries] == [("provisioning", Said(TimelineCode.PREPARING)), ("ready", ready)]
+    assert follow_delivery(order, S.PROVISIONING, T0, Said(TimelineCode.PREPARING)) == []
     assert order.status == S.READY
 
 
 def test_failure_interrupts_the_delivery_and_nothing_follows_it():
     order = paid_order()
-    follow_delivery(order, S.PROVISIONING, T0, "")
-    assert [e.kind for e in follow_delivery(order, S.FAILED, T0, "no_node_passed")] == ["failed"]
-    assert follow_delivery(order, S.READY, T0, "") == []
+    follow_delivery(order, S.PROVISIONING, T0, Said(TimelineCode.PREPARING))
+    failed = timeline.failed("no_node_passed: cpu_fallback")
+    assert [(e.kind, e.said.code) for e in follow_delivery(order, S.FAILED, T0, failed)] == [
+        ("failed", TimelineCode.FAILED_NO_NODE)
+    ]
+    assert follow_delivery(order, S.READY, T0, timeline.ready(T0)) == []
 
 
 @pytest.mark.parametrize("note", ["x", "x" * 2000])
@@ -111,7 +117,11 @@ def test_provisioning_events_move_the_order_and_give_it_its_dates(orders, config
     send(RentalEnding(order_id=order["id"], account_id="a1", ends_at=ready.ends_at, hours_left=24))
     send(RentalEnded(order_id=order["id"], account_id="a1", ended_at=ready.ends_at))
     shown = wait_for(lambda: orders.get_order("a1", order["id"]), lambda o: o["status"] == "ended")
-    assert "export your results" in next(e["detail"] for e in shown["timeline"] if e["kind"] == "rental_ending")
+    ending = next(e for e in shown["timeline"] if e["kind"] == "rental_ending")
+    assert (ending["code"], ending["params"]["hours"]) == ("rental_ending", 24)
+    assert (
+        ending["detail"].startswith("The rental ends in 24 hours (") and "export your results now" in ending["detail"]
+    )
 
 
 def test_a_failed_delivery_fails_the_order_with_its_reason(orders, config):
@@ -128,7 +138,8 @@ def test_a_failed_delivery_fails_the_order_with_its_reason(orders, config):
     failed = ProvisioningFailed(order_id=order["id"], account_id="a1", reason="no_node_passed: cpu_fallback")
     dispatch(failed.source, failed.type, failed.to_message())
     shown = wait_for(lambda: orders.get_order("a1", order["id"]), lambda o: o["status"] == "failed")
-    assert "refunded to the balance" in shown["timeline"][-1]["detail"]
+    assert shown["timeline"][-1]["code"] == "failed_no_node"
+    assert shown["timeline"][-1]["detail"].endswith("what you paid is credited to your balance")
 
 
 def test_a_malformed_key_at_order_creation_is_a_field_error(orders):

@@ -5,6 +5,7 @@ import pytest
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.rpc import Quote
+from kernodeck_contracts.timeline import Said, TimelineCode
 from kernodeck_orders.domain import (
     OrderStatus,
     cancel_by_customer,
@@ -31,6 +32,7 @@ ALLOWED = {
     (S.READY, S.FAILED),
 }
 REFUSED = set(product(S, S)) - ALLOWED
+BECAUSE = Said(TimelineCode.NOTE, {"text": "because"})
 QUOTE = Quote(
     **{
         "model": "b200",
@@ -71,18 +73,18 @@ def test_the_summary_keeps_the_quote_but_not_its_availability():
 def test_allowed_moves(current, target):
     order = order_in(current)
     later = T0 + timedelta(hours=1)
-    entry = transition(order, target, later, "because")
+    entry = transition(order, target, later, BECAUSE)
     assert order.status == target
     assert order.updated_at == later
     assert order.timeline[-1] == entry
-    assert (entry.at, entry.kind, entry.detail) == (later, target.value, "because")
+    assert (entry.at, entry.kind, entry.said) == (later, target.value, BECAUSE)
 
 
 @pytest.mark.parametrize(("current", "target"), sorted(REFUSED))
 def test_refused_moves_change_nothing(current, target):
     order = order_in(current)
     with pytest.raises(ServiceError) as caught:
-        transition(order, target, T0 + timedelta(hours=1), "because")
+        transition(order, target, T0 + timedelta(hours=1), BECAUSE)
     assert caught.value.code == "invalid_state"
     assert (order.status, order.updated_at, len(order.timeline)) == (current, T0, 1)
 
@@ -96,7 +98,8 @@ def test_a_customer_cancels_an_unpaid_order():
     order = order_in(S.AWAITING_PAYMENT)
     entry = cancel_by_customer(order, T0)
     assert order.status == S.CANCELLED
-    assert entry.detail == "customer_request"
+    assert entry.said == Said(TimelineCode.CANCELLED_BY_CUSTOMER)
+    assert entry.detail == "Cancelled at your request; nothing is due"
 
 
 @pytest.mark.parametrize("status", [s for s in S if s != S.AWAITING_PAYMENT])

@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session, select
 
+from kernodeck_contracts.timeline import Said, TimelineCode
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.testing import truncate_all
 from kernodeck_orders import store
@@ -10,6 +11,7 @@ from kernodeck_orders.domain import OrderStatus, PaymentInFlight, StaleOrder, ne
 from services.orders.tests.conftest import SUMMARY
 
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
+PAID = Said(TimelineCode.PAID_CRYPTO, {"asset": "BTC", "network": "bitcoin"})
 
 
 @pytest.fixture
@@ -36,9 +38,9 @@ def test_two_workers_cannot_both_move_the_same_order(engine):
 
     with Session(engine) as first, Session(engine) as second:
         mine, theirs = store.get_order(first, "o1"), store.get_order(second, "o1")
-        store.save_transition(first, mine, transition(mine, OrderStatus.PAID, T0 + timedelta(minutes=1), "paid"))
+        store.save_transition(first, mine, transition(mine, OrderStatus.PAID, T0 + timedelta(minutes=1), PAID))
         first.commit()
-        late = transition(theirs, OrderStatus.CANCELLED, T0 + timedelta(minutes=2), "unpaid_timeout")
+        late = transition(theirs, OrderStatus.CANCELLED, T0 + timedelta(minutes=2), Said(TimelineCode.CANCELLED_UNPAID))
         with pytest.raises(StaleOrder):
             store.save_transition(second, theirs, late)
         second.rollback()
@@ -80,7 +82,7 @@ def test_unpaid_candidates_are_old_awaiting_payment_orders_oldest_first(engine):
         paid = new_order("paid", "a1", SUMMARY, T0 - timedelta(minutes=900))
         store.add_order(session, paid)
         session.flush()
-        store.save_transition(session, paid, transition(paid, OrderStatus.PAID, T0, "paid"))
+        store.save_transition(session, paid, transition(paid, OrderStatus.PAID, T0, PAID))
         session.commit()
     with Session(engine) as session:
         assert store.unpaid_order_ids(session, T0 - timedelta(minutes=60), T0, limit=10) == ["oldest", "older"]

@@ -4,6 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from kernodeck_contracts import timeline
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     OrderCreated,
@@ -91,9 +92,12 @@ def test_the_accounts_orders_newest_first_and_anothers_look_missing(units, order
 def test_a_customer_cancels_an_unpaid_order_once(units, order):
     created = order()
     cancelled = use_cases.cancel_order(units, ALICE, created.id, T0 + timedelta(minutes=5))
-    assert [(e.kind, e.detail) for e in cancelled.timeline] == [("created", ""), ("cancelled", "customer_request")]
+    assert [(e.kind, e.said.code) for e in cancelled.timeline] == [
+        ("created", "order_recorded"),
+        ("cancelled", "cancelled_by_customer"),
+    ]
     assert refusal(use_cases.cancel_order, units, ALICE, created.id, T0).code == "invalid_state"
-    assert status_changes(units) == [(created.id, "awaiting_payment", "cancelled", "customer_request")]
+    assert status_changes(units) == [(created.id, "awaiting_payment", "cancelled", "cancelled_by_customer")]
 
 
 def test_the_sweep_cancels_only_orders_unpaid_past_the_ttl_oldest_first(units, order):
@@ -112,7 +116,7 @@ def test_the_sweep_cancels_only_orders_unpaid_past_the_ttl_oldest_first(units, o
         fresh.id: OrderStatus.AWAITING_PAYMENT,
         paid.id: OrderStatus.PAID,
     }
-    assert [change[3] for change in status_changes(units)] == ["paid: BTC/bitcoin", "unpaid_timeout", "unpaid_timeout"]
+    assert [change[3] for change in status_changes(units)] == ["paid_crypto", "cancelled_unpaid", "cancelled_unpaid"]
 
 
 def test_a_settled_payment_makes_the_order_paid_once_and_a_redelivery_changes_nothing(units, order):
@@ -124,10 +128,10 @@ def test_a_settled_payment_makes_the_order_paid_once_and_a_redelivery_changes_no
     paid = use_cases.get_order(units, ALICE, created.id)
     assert (paid.status, paid.timeline[-1].detail, paid.updated_at) == (
         OrderStatus.PAID,
-        "paid: BTC/bitcoin",
+        "Paid: BTC on Bitcoin, confirmed on the chain",
         T0 + timedelta(minutes=3),
     )
-    assert status_changes(units) == [(created.id, "awaiting_payment", "paid", "paid: BTC/bitcoin")]
+    assert status_changes(units) == [(created.id, "awaiting_payment", "paid", "paid_crypto")]
     assert units.of(PaymentRefused) == []
 
 
@@ -169,8 +173,8 @@ def test_a_blocks_settled_payments_pay_each_order_once_in_one_unit_and_a_second_
     use_cases.apply_payments_settled(units, batch, T0)
     use_cases.apply_payments_settled(units, batch, T0)  # the whole batch redelivered
     assert status_changes(units) == [
-        (first.id, "awaiting_payment", "paid", "paid: BTC/bitcoin"),
-        (second.id, "awaiting_payment", "paid", "paid: BTC/bitcoin"),
+        (first.id, "awaiting_payment", "paid", "paid_crypto"),
+        (second.id, "awaiting_payment", "paid", "paid_crypto"),
     ]
     assert [(e.payment_id, e.reason) for e in units.of(PaymentRefused)] == [("p-again", "order_paid")]
 
@@ -212,9 +216,12 @@ def test_support_news_goes_into_the_owners_timeline_once(units, order):
         request_id="r1", order_id=created.id, account_id=ALICE, kind="question", answer="One payment only."
     )
     for event in (answered, answered, answered.model_copy(update={"event_id": "x", "account_id": BOB})):
-        use_cases.note_event(units, event, "support_answered", event.answer, T0)
+        said = timeline.of_answer(event.code, event.params, event.answer)
+        use_cases.note_event(units, event, "support_answered", said, T0)
     kept = use_cases.get_order(units, ALICE, created.id)
-    assert [(e.kind, e.detail) for e in kept.timeline][1:] == [("support_answered", "One payment only.")]
+    assert [(e.kind, e.said.params, e.detail) for e in kept.timeline][1:] == [
+        ("support_answered", {"text": "One payment only."}, "Support answered: One payment only.")
+    ]
 
 
 def test_an_extensions_settled_payment_is_left_to_support(units, order):
