@@ -4,6 +4,8 @@ kernodeck-admin support list [--status open|answered]   # the queue, oldest firs
 kernodeck-admin support show REQUEST_ID
 kernodeck-admin support answer REQUEST_ID "the answer"
 kernodeck-admin support confirm REQUEST_ID [--note "..."]   # an extension: priced from the catalog, payable
+kernodeck-admin support confirm-configuration REQUEST_ID --model h200 --lots 2 --days 7 [--note "..."]
+                                                             # a change of configuration: a new order, priced
 kernodeck-admin support refuse REQUEST_ID "the reason"      # an extension, refused with the reason as answer
 """
 
@@ -36,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     confirm = commands.add_parser("confirm", help="confirm an extension request")
     confirm.add_argument("request_id")
     confirm.add_argument("--note", default=None)
+    change = commands.add_parser("confirm-configuration", help="confirm a change of configuration as a new order")
+    change.add_argument("request_id")
+    change.add_argument("--model", required=True)
+    change.add_argument("--lots", type=int, required=True)
+    change.add_argument("--days", type=int, required=True, choices=(3, 7, 30))
+    change.add_argument("--note", default=None)
     args = parser.parse_args(argv)
 
     config = ServiceSettings(service_name="support-admin").nameko_config()
@@ -46,6 +54,15 @@ def main(argv: list[str] | None = None) -> int:
             "show": lambda: (support.get_request, args.request_id),
             "answer": lambda: (support.answer_request, args.author, args.request_id, args.text),
             "confirm": lambda: (support.confirm_extension, args.author, args.request_id, args.note),
+            "confirm-configuration": lambda: (
+                support.confirm_configuration,
+                args.author,
+                args.request_id,
+                args.model,
+                args.lots,
+                args.days,
+                args.note,
+            ),
             "refuse": lambda: (support.refuse_extension, args.author, args.request_id, args.reason),
         }
         method, *call_args = calls[args.command]()

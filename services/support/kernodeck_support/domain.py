@@ -5,6 +5,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.timeline import TimelineCode
 from kernodeck_support.leaks import secrets_in
 
 KINDS = ("incident", "extension", "question")
@@ -69,16 +70,23 @@ class Details:
 
 @dataclass(frozen=True)
 class Answer:
+    """An operator's words (`text`), and what support itself says with them (`code` and `params`, a timeline
+    answer code: an extension confirmed or refused, a change of configuration confirmed)."""
+
     at: datetime
     author_id: str
     text: str
+    code: TimelineCode | None = None
+    params: dict = field(default_factory=dict)
 
 
 @dataclass
 class SupportRequest:
+    """A customer's request about an order, a top-up, or (with neither) the account."""
+
     id: str
     account_id: str
-    order_id: str
+    order_id: str | None
     kind: str
     message: str
     details: Details
@@ -87,6 +95,7 @@ class SupportRequest:
     answers: list[Answer] = field(default_factory=list)
     decision: str | None = None  # an extension request's: "confirmed" or "refused"
     updated_at: datetime | None = None
+    topup_id: str | None = None
 
 
 def request_key(request: SupportRequest) -> tuple:
@@ -150,6 +159,21 @@ def check_request(kind, message, fields: dict, now: datetime) -> tuple[str, Deta
     return message, details
 
 
+def check_subject(kind, order_id, topup_id) -> None:
+    """What a request is about: an order, a top-up, or neither (the account); an extension needs its order."""
+    errors = [
+        {"field": name, "message": f"{name} must be an id"}
+        for name, value in (("order_id", order_id), ("topup_id", topup_id))
+        if value is not None and (not isinstance(value, str) or not value)
+    ]
+    if order_id is not None and topup_id is not None:
+        errors.append({"field": "topup_id", "message": "a request is about an order or a top-up, not both"})
+    if kind == "extension" and order_id is None:
+        errors.append({"field": "order_id", "message": "an extension is asked for an order: name it"})
+    if errors:
+        raise ServiceError(ErrorCode.VALIDATION_ERROR, "the support request is not valid", errors)
+
+
 def refuse_secrets(texts: dict[str, str], sent: str) -> None:
     """A secret_in_request refusal naming each of `texts` that looks like it holds a secret, never the text;
     `sent`: what they make up (a customer's "request", an operator's "answer")."""
@@ -187,28 +211,43 @@ def check_extendable(order: dict, now: datetime) -> None:
         raise ServiceError(ErrorCode.INVALID_STATE, "the rental is over: it cannot be extended")
 
 
-def answer(request: SupportRequest, author_id: str, text: str, now: datetime, field: str = "text") -> Answer:
-    """An operator's answer; `field` names the operator's words in a refusal (an answer's `text`, a refusal's
-    `reason`, a confirmation's `note`): a secret is refused as in a request."""
-    problem = text_problem(text, LIMITS["answer"], required=True)
+def answer(
+    request: SupportRequest,
+    author_id: str,
+    text,
+    now: datetime,
+    field: str = "text",
+    code: TimelineCode | None = None,
+    params: dict | None = None,
+) -> Answer:
+    """An answer: an operator's words, with what support says (`code`, `params`) when it decides; `field` names
+    the words in a refusal (an answer's `text`, a refusal's `reason`, a confirmation's `note`, which may be left
+    out): a secret is refused as in a request."""
+    optional = code in (TimelineCode.EXTENSION_CONFIRMED, TimelineCode.CONFIGURATION_CONFIRMED)
+    text = "" if optional and text is None else text
+    problem = text_problem(text, LIMITS["answer"], required=not optional)
     if problem:
         raise ServiceError.field(field, problem)
-    refuse_secrets({field: text}, "answer")
-    reply = Answer(at=now, author_id=author_id, text=text)
+    if text:
+        refuse_secrets({field: text}, "answer")
+    reply = Answer(at=now, author_id=author_id, text=text, code=code, params=params or {})
     request.answers.append(reply)
     request.status = RequestStatus.ANSWERED
     request.updated_at = now
     return reply
 
 
-def decide(request: SupportRequest, decision: str, now: datetime) -> None:
-    """An operator's decision on an extension request, once, before its due date."""
+def decide(request: SupportRequest, decision: str, now: datetime, configuration: bool = False) -> None:
+    """An operator's decision on an extension request, once, before its due date: its extra days confirmed, its
+    change of configuration confirmed (`configuration`), or the request refused."""
     if request.kind != "extension":
         raise ServiceError(ErrorCode.INVALID_STATE, "only an extension request is confirmed or refused")
     if request.decision is not None:
         raise ServiceError(ErrorCode.INVALID_STATE, f"this extension was {request.decision} already")
-    if decision == "confirmed" and request.details.extra_days is None:
-        raise ServiceError(ErrorCode.INVALID_STATE, "a configuration change is answered, not confirmed")
+    if decision == "confirmed" and not configuration and request.details.extra_days is None:
+        raise ServiceError(ErrorCode.INVALID_STATE, "this request asks for no extra days: confirm its configuration")
+    if decision == "confirmed" and configuration and not request.details.configuration:
+        raise ServiceError(ErrorCode.INVALID_STATE, "this request asks for no change of configuration")
     if decision == "confirmed" and now > request.details.due_by:
         raise ServiceError(ErrorCode.INVALID_STATE, "the request is past its due date: it cannot be confirmed")
     request.decision = decision

@@ -32,6 +32,7 @@ class SupportService:
     orders = RpcProxy("orders")
     catalog = RpcProxy("catalog")
     accounts = RpcProxy("accounts")
+    payments = RpcProxy("payments")
     operators = Operators()
 
     @property
@@ -40,6 +41,22 @@ class SupportService:
 
     def _order_of(self, account_id: str, order_id: str) -> dict:
         return call_service(self.orders.get_order, account_id, order_id)
+
+    def _topup_of(self, account_id: str, topup_id: str) -> dict:
+        return call_service(self.payments.get_topup, account_id, topup_id)
+
+    def _order_for(self, account_id: str, configuration: use_cases.Configuration, like: dict) -> dict:
+        """A new order of `configuration` for the account, delivered with `like`'s key and preparation."""
+        return call_service(
+            self.orders.create_order,
+            account_id,
+            configuration.model,
+            configuration.duration_days,
+            configuration.lots,
+            like["summary"]["preparation"],
+            like.get("ssh_public_key"),
+            like.get("preparation_note"),
+        )
 
     def _price_of(self, order: dict, extra_days: int) -> int:
         """The catalog's lot price for `extra_days` times the order's lots (a lot price covers all its GPUs)."""
@@ -54,16 +71,27 @@ class SupportService:
     # --- customers ------------------------------------------------------------
 
     @rpc(expected_exceptions=ServiceError)
-    def open_request(self, account_id, order_id, kind, message, fields=None) -> dict:
+    def open_request(self, account_id, order_id, kind, message, fields=None, topup_id=None) -> dict:
+        """A request about an order, a top-up, or (with neither id) the account."""
         try:
             request = use_cases.open_request(
-                self.units, uuid4().hex, account_id, order_id, kind, message, fields or {}, utcnow(), self._order_of
+                self.units,
+                uuid4().hex,
+                account_id,
+                (order_id, topup_id),
+                kind,
+                message,
+                fields or {},
+                utcnow(),
+                self._order_of,
+                self._topup_of,
             )
         except ServiceError as refused:
             if refused.code == ErrorCode.SECRET_IN_REQUEST:
                 metrics.SECRETS_REFUSED.inc()
             raise
-        metrics.REQUESTS_OPENED.labels(request.kind).inc()
+        about = "order" if request.order_id else "topup" if request.topup_id else "account"
+        metrics.REQUESTS_OPENED.labels(request.kind, about).inc()
         return request_view(request)
 
     @rpc(expected_exceptions=ServiceError)
@@ -110,6 +138,17 @@ class SupportService:
         )
         metrics.EXTENSIONS.labels(extension.status.value).inc()
         return extension_view(extension)
+
+    @rpc(expected_exceptions=ServiceError)
+    @operator_only
+    def confirm_configuration(self, operator_id, request_id, model, lots, duration_days, note=None) -> dict:
+        """Confirm an extension request's change of configuration as a new order (see the use case)."""
+        configuration = use_cases.Configuration(model, lots, duration_days)
+        request = use_cases.confirm_configuration(
+            self.units, operator_id, request_id, configuration, note, utcnow(), self._order_of, self._order_for
+        )
+        metrics.EXTENSIONS.labels("configuration_confirmed").inc()
+        return request_view(request, operator=True)
 
     @rpc(expected_exceptions=ServiceError)
     @operator_only

@@ -2,9 +2,10 @@
 
 from datetime import datetime
 
-from sqlalchemy import Index, update
+from sqlalchemy import JSON, Index, update
 from sqlmodel import Column, Field, SQLModel, select
 
+from kernodeck_contracts.timeline import TimelineCode
 from kernodeck_kit.paging import Page
 from kernodeck_kit.rows import copy_as, values_of
 from kernodeck_kit.types import UtcDateTime
@@ -28,7 +29,8 @@ class RequestRow(SQLModel, table=True):
 
     id: str = Field(primary_key=True, max_length=32)
     account_id: str = Field(max_length=64)
-    order_id: str = Field(max_length=32, index=True)
+    order_id: str | None = Field(default=None, max_length=32, index=True)
+    topup_id: str | None = Field(default=None, max_length=32, index=True)
     kind: str = Field(max_length=16)
     status: str = Field(max_length=16)
     message: str
@@ -53,6 +55,8 @@ class AnswerRow(SQLModel, table=True):
     at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
     author_id: str = Field(max_length=64)
     text: str
+    code: str | None = Field(default=None, max_length=40)
+    params: dict = Field(default_factory=dict, sa_column=Column(JSON(), nullable=False))
 
 
 class ExtensionRow(SQLModel, table=True):
@@ -110,7 +114,16 @@ class SqlSupport(SqlUnit):
         )
 
     def add_answer(self, request_id: str, reply: Answer) -> None:
-        self.session.add(AnswerRow(request_id=request_id, at=reply.at, author_id=reply.author_id, text=reply.text))
+        self.session.add(
+            AnswerRow(
+                request_id=request_id,
+                at=reply.at,
+                author_id=reply.author_id,
+                text=reply.text,
+                code=reply.code,
+                params=reply.params,
+            )
+        )
 
     def _with_answers(self, rows: list[RequestRow]) -> list[SupportRequest]:
         answers: dict[str, list[Answer]] = {row.id: [] for row in rows}
@@ -119,7 +132,8 @@ class SqlSupport(SqlUnit):
                 select(AnswerRow).where(AnswerRow.request_id.in_(list(answers))).order_by(AnswerRow.id)
             )
             for a in found:
-                answers[a.request_id].append(Answer(at=a.at, author_id=a.author_id, text=a.text))
+                code = None if a.code is None else TimelineCode(a.code)
+                answers[a.request_id].append(Answer(a.at, a.author_id, a.text, code, a.params))
         return [_request(row, answers[row.id]) for row in rows]
 
     # --- extensions -------------------------------------------------------------

@@ -1,11 +1,14 @@
 """Support's use cases, on a unit of work (the database's in the service, plain objects in tests).
 
 What support asks other services comes in as functions: `order_of(account_id, order_id)` is the order as
-orders shows it to its owner (not_found for anyone else), `price_of(order, extra_days)` the catalog's price
-in cents of the order's lots for that many more days.
+orders shows it to its owner (not_found for anyone else), `topup_of(account_id, topup_id)` likewise a top-up as
+payments shows it, `price_of(order, extra_days)` the catalog's price in cents of the order's lots for that many
+more days, `order_for(account_id, configuration, like)` a new order of `configuration` recorded by orders for the
+account (priced by the catalog), delivered like the order `like`.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -22,6 +25,7 @@ from kernodeck_contracts.events import (
     SupportRequestOpened,
 )
 from kernodeck_contracts.money import format_usd
+from kernodeck_contracts.timeline import TimelineCode
 from kernodeck_kit.paging import Page
 from kernodeck_kit.types import rfc3339
 from kernodeck_kit.units import Units
@@ -34,13 +38,25 @@ from kernodeck_support.domain import (
     answer,
     check_extendable,
     check_request,
+    check_subject,
     decide,
     move_extension,
     payable_refusal,
 )
 
 OrderOf = Callable[[str, str], dict]
+TopupOf = Callable[[str, str], dict]
 PriceOf = Callable[[dict, int], int]
+OrderFor = Callable[[str, "Configuration", dict], dict]
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """A change of configuration as an operator confirms it, in the catalog's terms."""
+
+    model: str
+    lots: int
+    duration_days: int
 
 
 class SupportUnit(Protocol):
@@ -62,26 +78,32 @@ def open_request(
     units: Units[SupportUnit],
     request_id: str,
     account_id: str,
-    order_id,
+    about: tuple,
     kind,
     message,
     fields: dict,
     now: datetime,
     order_of: OrderOf,
+    topup_of: TopupOf,
 ) -> SupportRequest:
-    """Record a customer's request about one of their orders. Nothing is stored when any rule is broken:
-    bad fields (validation_error), a secret (secret_in_request), another's order (not_found), an extension
-    of an order that cannot be extended (invalid_state)."""
+    """Record a customer's request about one of their orders, one of their top-ups (`about` is the pair of ids,
+    either or neither given: neither is the account). Nothing is stored when any rule is broken: bad fields
+    (validation_error), a secret (secret_in_request), another's order or top-up (not_found), an extension of an
+    order that cannot be extended (invalid_state)."""
+    order_id, topup_id = about
     message, details = check_request(kind, message, fields, now)
-    if not isinstance(order_id, str) or not order_id:
-        raise ServiceError.field("order_id", "order_id is required")
-    order = order_of(account_id, order_id)
-    if kind == "extension":
-        check_extendable(order, now)
+    check_subject(kind, order_id, topup_id)
+    if order_id is not None:
+        order = order_of(account_id, order_id)
+        if kind == "extension":
+            check_extendable(order, now)
+    if topup_id is not None:
+        topup_of(account_id, topup_id)
     request = SupportRequest(
         id=request_id,
         account_id=account_id,
         order_id=order_id,
+        topup_id=topup_id,
         kind=kind,
         message=message,
         details=details,
@@ -90,7 +112,11 @@ def open_request(
     )
     with units.transaction() as unit:
         unit.add_request(request)
-        unit.emit(SupportRequestOpened(request_id=request_id, order_id=order_id, account_id=account_id, kind=kind))
+        unit.emit(
+            SupportRequestOpened(
+                request_id=request_id, order_id=order_id, topup_id=topup_id, account_id=account_id, kind=kind
+            )
+        )
     return request
 
 
@@ -168,12 +194,44 @@ def confirm_extension(
                 due_by=extension.due_by,
             )
         )
-        text = (
-            f"Confirmed: {days} more days for {format_usd(price)} USD, to pay on the order page before"
-            f" {rfc3339(extension.due_by)}. The new end counts once it is paid."
-        )
-        _reply(unit, request, operator_id, f"{text}\n{note}" if note else text, now, "note")
+        terms = {"days": days, "price_usd": format_usd(price), "due_by": rfc3339(extension.due_by)}
+        _reply(unit, request, operator_id, note, now, "note", TimelineCode.EXTENSION_CONFIRMED, terms)
         return extension
+
+
+def confirm_configuration(
+    units: Units[SupportUnit],
+    operator_id: str,
+    request_id,
+    configuration: Configuration,
+    note,
+    now: datetime,
+    order_of: OrderOf,
+    order_for: OrderFor,
+) -> SupportRequest:
+    """Confirm an extension request's change of configuration: a rental's machine is not rebuilt while it runs,
+    so the change is a new machine, a new order of `configuration` at the catalog's price (recorded by orders for
+    the customer, with the order's SSH key and preparation), which the customer pays and receives like any order;
+    the current machine runs until its own end. Refused for an order that is over or past the request's due
+    date, or, by orders, for a configuration the catalog refuses or cannot deliver now."""
+    request = get_request(units, request_id)
+    decide(request, "confirmed", now, configuration=True)  # checked before asking anyone; again under the lock
+    order = order_of(request.account_id, request.order_id)
+    check_extendable(order, now)
+    created = order_for(request.account_id, configuration, order)
+    summary = created["summary"]
+    terms = {
+        "new_order_id": created["id"],
+        "lots": summary["lots"],
+        "model_name": summary["model_name"],
+        "days": summary["duration_days"],
+        "total_usd": format_usd(summary["total_usd_cents"]),
+    }
+    with units.transaction() as unit:
+        request = unit.get_request(request.id, lock=True)
+        decide(request, "confirmed", now, configuration=True)
+        _reply(unit, request, operator_id, note, now, "note", TimelineCode.CONFIGURATION_CONFIRMED, terms)
+        return request
 
 
 def refuse_extension(units: Units[SupportUnit], operator_id: str, request_id, reason, now: datetime) -> SupportRequest:
@@ -181,7 +239,7 @@ def refuse_extension(units: Units[SupportUnit], operator_id: str, request_id, re
     with units.transaction() as unit:
         request = _found(unit.get_request(request_id, lock=True) if isinstance(request_id, str) else None)
         decide(request, "refused", now)
-        _reply(unit, request, operator_id, reason, now, "reason")
+        _reply(unit, request, operator_id, reason, now, "reason", TimelineCode.EXTENSION_REFUSED)
         return request
 
 
@@ -262,17 +320,29 @@ def _refused(extension_id: str, of, payment_id: str, cents: int, reason: str) ->
     )
 
 
-def _reply(unit: SupportUnit, request: SupportRequest, operator_id: str, text, now: datetime, field="text") -> None:
-    reply = answer(request, operator_id, text, now, field)
+def _reply(
+    unit: SupportUnit,
+    request: SupportRequest,
+    operator_id: str,
+    text,
+    now: datetime,
+    field="text",
+    code: TimelineCode | None = None,
+    params: dict | None = None,
+) -> None:
+    reply = answer(request, operator_id, text, now, field, code, params)
     unit.add_answer(request.id, reply)
     unit.save_request(request)
     unit.emit(
         SupportRequestAnswered(
             request_id=request.id,
             order_id=request.order_id,
+            topup_id=request.topup_id,
             account_id=request.account_id,
             kind=request.kind,
             answer=reply.text,
+            code=reply.code,
+            params=reply.params,
         )
     )
 

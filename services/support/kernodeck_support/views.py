@@ -14,6 +14,7 @@ def request_view(request: SupportRequest, operator: bool = False) -> dict:
     return {
         "id": request.id,
         "order_id": request.order_id,
+        "topup_id": request.topup_id,
         "kind": request.kind,
         "status": request.status.value,
         "message": request.message,
@@ -22,7 +23,13 @@ def request_view(request: SupportRequest, operator: bool = False) -> dict:
         "created_at": rfc3339(request.created_at),
         "updated_at": rfc3339(request.updated_at),
         "answers": [
-            {"at": rfc3339(a.at), "text": a.text, **({"author_id": a.author_id} if operator else {})}
+            {
+                "at": rfc3339(a.at),
+                "text": a.text,
+                "code": a.code,
+                "params": a.params,
+                **({"author_id": a.author_id} if operator else {}),
+            }
             for a in request.answers
         ],
         **({"account_id": request.account_id} if operator else {}),

@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.timeline import TimelineCode
 from kernodeck_support.domain import (
     LIMITS,
     Details,
@@ -15,6 +16,7 @@ from kernodeck_support.domain import (
     answer,
     check_extendable,
     check_request,
+    check_subject,
     decide,
     move_extension,
     payable_refusal,
@@ -156,8 +158,11 @@ def test_only_a_live_rental_is_extendable():
         check_extendable(order(ends_at="2026-12-01T12:00:00Z"), NOW)  # ready, but its term is over
 
 
-def extension_request(extra_days=7, due_by=NOW + timedelta(days=1), kind="extension") -> SupportRequest:
-    return SupportRequest("r1", "a1", "o1", kind, "m", Details(extra_days=extra_days, due_by=due_by), NOW)
+def extension_request(
+    extra_days=7, due_by=NOW + timedelta(days=1), kind="extension", configuration=None
+) -> SupportRequest:
+    details = Details(extra_days=extra_days, due_by=due_by, configuration=configuration)
+    return SupportRequest("r1", "a1", "o1", kind, "m", details, NOW)
 
 
 def test_an_extension_is_decided_once_and_confirmed_only_up_to_its_due_date():
@@ -171,9 +176,46 @@ def test_an_extension_is_decided_once_and_confirmed_only_up_to_its_due_date():
     refused_late = extension_request()
     decide(refused_late, "refused", NOW + timedelta(days=2))  # a refusal needs no due date
     with pytest.raises(ServiceError):
-        decide(extension_request(extra_days=None), "confirmed", NOW)  # a configuration is answered
-    with pytest.raises(ServiceError):
         decide(extension_request(kind="incident"), "refused", NOW)
+
+
+def test_extra_days_and_a_change_of_configuration_are_each_confirmed_only_when_asked_for():
+    change = extension_request(extra_days=None, configuration="2 lots instead of 1")
+    with pytest.raises(ServiceError):
+        decide(change, "confirmed", NOW)  # no extra days to confirm
+    with pytest.raises(ServiceError):
+        decide(extension_request(), "confirmed", NOW, configuration=True)  # no change asked for
+    decide(change, "confirmed", NOW, configuration=True)
+    assert change.decision == "confirmed"
+
+
+@pytest.mark.parametrize(
+    ("kind", "order_id", "topup_id", "refused"),
+    [
+        ("question", None, None, set()),  # about the account
+        ("incident", None, "t1", set()),
+        ("question", "o1", None, set()),
+        ("question", "o1", "t1", {"topup_id"}),
+        ("extension", None, "t1", {"order_id"}),
+        ("extension", None, None, {"order_id"}),
+        ("question", "", None, {"order_id"}),
+        ("question", None, 7, {"topup_id"}),
+    ],
+)
+def test_a_request_is_about_an_order_a_topup_or_the_account(kind, order_id, topup_id, refused):
+    try:
+        check_subject(kind, order_id, topup_id)
+    except ServiceError as caught:
+        assert {e["field"] for e in caught.errors} == refused
+    else:
+        assert not refused
+
+
+def test_a_confirmation_may_leave_out_the_operators_note_a_refusal_may_not():
+    confirmed = answer(extension_request(), "op1", None, NOW, "note", TimelineCode.EXTENSION_CONFIRMED, {"days": 7})
+    assert (confirmed.text, confirmed.code, confirmed.params) == ("", TimelineCode.EXTENSION_CONFIRMED, {"days": 7})
+    with pytest.raises(ServiceError):
+        answer(extension_request(), "op1", None, NOW, "reason", TimelineCode.EXTENSION_REFUSED)
 
 
 def test_an_extension_moves_forward_only():

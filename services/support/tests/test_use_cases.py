@@ -45,6 +45,18 @@ class Orders:
         return order
 
 
+class Topups:
+    """Payments as support asks it about a top-up: each account sees only its own."""
+
+    def __init__(self):
+        self.owners = {"t1": "alice"}
+
+    def __call__(self, account_id, topup_id):
+        if self.owners.get(topup_id) != account_id:
+            raise ServiceError(ErrorCode.NOT_FOUND, "no such top-up")
+        return {"id": topup_id}
+
+
 def price_of(order, extra_days):
     assert (order["summary"]["model"], extra_days) == ("h100", 7)
     return H100_7_DAYS_CENTS * order["summary"]["lots"]
@@ -62,9 +74,11 @@ def orders():
     return orders
 
 
-def open_(units, orders, kind="question", message="did I pay twice?", at=NOW, request_id=None, **fields):
+def open_(
+    units, orders, kind="question", message="did I pay twice?", at=NOW, request_id=None, about=("o1", None), **fields
+):
     request_id = request_id or f"r{len(units.state.requests) + 1}"
-    return use_cases.open_request(units, request_id, "alice", "o1", kind, message, fields, at, orders)
+    return use_cases.open_request(units, request_id, "alice", about, kind, message, fields, at, orders, Topups())
 
 
 def test_a_request_is_recorded_and_announced(units, orders):
@@ -84,13 +98,25 @@ def test_nothing_is_stored_for_a_secret_or_another_customers_order(units, orders
         open_(units, orders, "incident", "token below", first_error="HF_TOKEN=hf_abc123def456ghi789jkl")
     assert secret.value.code == ErrorCode.SECRET_IN_REQUEST
     orders.add("o2", "bob")
-    with pytest.raises(ServiceError) as foreign:
-        use_cases.open_request(units, "r9", "alice", "o2", "question", "hi", {}, NOW, orders)
-    assert foreign.value.code == ErrorCode.NOT_FOUND
-    with pytest.raises(ServiceError) as missing:
-        use_cases.open_request(units, "r9", "alice", None, "question", "hi", {}, NOW, orders)
-    assert missing.value.errors[0]["field"] == "order_id"
+    for about in (("o2", None), (None, "t2")):
+        with pytest.raises(ServiceError) as foreign:
+            open_(units, orders, about=about)
+        assert foreign.value.code == ErrorCode.NOT_FOUND
+    with pytest.raises(ServiceError) as both:
+        open_(units, orders, about=("o1", "t1"))
+    assert both.value.errors[0]["field"] == "topup_id"
     assert units.state.requests == {} and units.emitted == []
+
+
+def test_a_request_about_a_topup_or_the_account_names_no_order(units, orders):
+    for about in ((None, "t1"), (None, None)):
+        request = open_(units, orders, about=about)
+        assert (request.order_id, request.topup_id) == about
+    opened = units.of(SupportRequestOpened)
+    assert [(e.order_id, e.topup_id) for e in opened] == [(None, "t1"), (None, None)]
+    use_cases.answer_request(units, "op1", opened[0].request_id, "It is credited.", NOW)
+    (answered,) = units.of(SupportRequestAnswered)
+    assert (answered.order_id, answered.topup_id, answered.code) == (None, "t1", None)
 
 
 @pytest.mark.parametrize("status", ["ended", "cancelled", "failed", "awaiting_payment", "paid", "provisioning"])
@@ -193,7 +219,9 @@ def test_a_confirmed_extension_is_priced_from_the_catalog_for_every_lot(units, o
     )
     (confirmed,) = units.of(ExtensionConfirmed)
     assert (confirmed.extension_id, confirmed.price_usd_cents, confirmed.due_by) == ("x1", 84000, extension.due_by)
-    assert "840.00 USD" in units.of(SupportRequestAnswered)[-1].answer
+    answered = units.of(SupportRequestAnswered)[-1]
+    assert (answered.answer, answered.code) == ("", "extension_confirmed")
+    assert answered.params == {"days": 7, "price_usd": "840.00", "due_by": "2026-12-03T12:00:00Z"}
     assert [e.id for e in use_cases.order_extensions(units, "alice", ["o1"])] == ["x1"]
     assert use_cases.order_extensions(units, "bob", ["o1"]) == []
     with pytest.raises(ServiceError) as twice:
@@ -216,8 +244,8 @@ def test_an_extension_is_not_confirmed_past_its_due_date_or_once_the_order_is_ov
 def test_a_refused_extension_is_answered_with_the_reason(units, orders):
     request = open_(units, orders, "extension", "m", extra_days=7, due_by=DUE)
     refused = use_cases.refuse_extension(units, "op1", request.id, "The node is booked after your term.", NOW)
-    assert (refused.decision, refused.status, refused.answers[-1].text) == (
-        "refused", "answered", "The node is booked after your term.",
+    assert (refused.decision, refused.status, refused.answers[-1].text, refused.answers[-1].code) == (
+        "refused", "answered", "The node is booked after your term.", "extension_refused",
     )  # fmt: skip
     with pytest.raises(ServiceError):
         confirm(units, orders, request.id)
@@ -293,3 +321,47 @@ def test_a_paid_extension_the_rental_refused_is_refunded_once(units, orders, con
     use_cases.extension_not_applied(units, refused, NOW)
     assert refunds(units) == [("pay1", 84000, "rental_ended")]
     assert units.state.extensions["x1"].status == "refunded"
+
+
+class NewOrders:
+    """Orders recording a new order for the account, as support asks it for a change of configuration."""
+
+    def __init__(self):
+        self.made = []
+
+    def __call__(self, account_id, configuration, like):
+        self.made.append((account_id, configuration, like["id"]))
+        summary = {"lots": configuration.lots, "model_name": "NVIDIA H200 SXM", "duration_days": 7,
+                   "total_usd_cents": 57900 * configuration.lots}  # fmt: skip
+        return {"id": f"new{len(self.made)}", "summary": summary}
+
+
+def test_a_change_of_configuration_is_confirmed_as_a_new_order_at_the_catalogs_price(units, orders):
+    asked = open_(units, orders, "extension", "two H200 instead", configuration="2 x H200 for a week", due_by=DUE)
+    new_orders = NewOrders()
+    h200 = use_cases.Configuration("h200", 2, 7)
+    with pytest.raises(ServiceError):  # it asks for no extra days
+        confirm(units, orders, asked.id)
+    confirmed = use_cases.confirm_configuration(units, "op1", asked.id, h200, None, NOW, orders, new_orders)
+    assert new_orders.made == [("alice", h200, "o1")]
+    assert (confirmed.decision, confirmed.answers[-1].code, confirmed.answers[-1].text) == (
+        "confirmed", "configuration_confirmed", "",
+    )  # fmt: skip
+    (answered,) = units.of(SupportRequestAnswered)
+    assert answered.params == {
+        "new_order_id": "new1", "lots": 2, "model_name": "NVIDIA H200 SXM", "days": 7, "total_usd": "1158.00",
+    }  # fmt: skip
+    with pytest.raises(ServiceError) as twice:
+        use_cases.confirm_configuration(units, "op1", asked.id, h200, None, NOW, orders, new_orders)
+    assert twice.value.code == ErrorCode.INVALID_STATE and len(new_orders.made) == 1  # no second order
+
+
+def test_a_change_of_configuration_is_not_confirmed_once_the_order_is_over(units, orders):
+    asked = open_(units, orders, "extension", "m", configuration="2 lots", due_by=DUE)
+    orders.add("o1", "alice", status="ended")
+    new_orders = NewOrders()
+    with pytest.raises(ServiceError) as over:
+        use_cases.confirm_configuration(
+            units, "op1", asked.id, use_cases.Configuration("h100", 2, 3), None, NOW, orders, new_orders
+        )
+    assert over.value.code == ErrorCode.INVALID_STATE and new_orders.made == []
