@@ -5,7 +5,8 @@ from kernodeck_kit.transport.rpc import rpc
 
 
 class ProvisioningDouble:
-    """provisioning's hold RPCs as payments calls them: `free_gpus` GPUs in all, then OUT_OF_CAPACITY.
+    """provisioning's RPCs as payments calls them: holds (`free_gpus` GPUs in all, then OUT_OF_CAPACITY), and the
+    account's SSH key (every account has one, but those a test names in `keyless`).
 
     State lives on the class (each worker is a new instance); `reset()` before each test."""
 
@@ -14,11 +15,17 @@ class ProvisioningDouble:
     holds: dict[str, int] = {}
     released: list[str] = []
     asked: list[tuple[str, str]] = []  # every hold asked for: (order_id, until)
+    keyless: set[str] = set()
 
     @classmethod
     def reset(cls, free_gpus: int = 1000) -> type["ProvisioningDouble"]:
-        cls.free_gpus, cls.holds, cls.released, cls.asked = free_gpus, {}, [], []
+        cls.free_gpus, cls.holds, cls.released, cls.asked, cls.keyless = free_gpus, {}, [], [], set()
         return cls
+
+    @rpc
+    def get_ssh_key(self, account_id):
+        key = None if account_id in ProvisioningDouble.keyless else f"ssh-ed25519 AAAA-{account_id}"
+        return {"ssh_public_key": key}
 
     @rpc(expected_exceptions=ServiceError)
     def hold_capacity(self, order_id, account_id, model_id, gpus, until):

@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.outbox import Store
@@ -10,9 +10,10 @@ from kernodeck_kit.paging import Page
 from kernodeck_kit.types import rfc3339
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.reconcile import topup_key
-from kernodeck_payments.ledger.store import booked_under
+from kernodeck_payments.ledger.domain import customer_account
+from kernodeck_payments.ledger.store import LedgerEntryRow, booked_under
 from kernodeck_payments.store.intents import get_intent, intents_for, topups_of, transfers_by_intent
-from kernodeck_payments.store.tables import PaymentIntent
+from kernodeck_payments.store.tables import PaymentIntent, ReviewItem, Topup
 from kernodeck_payments.views import payment_view, topup_view
 
 
@@ -54,6 +55,52 @@ def topups(db: Store, settings: PaymentsSettings, account_id: str, page: Page) -
             return topup_view(topup, payment, credited.get(topup_key(intent.id)))
 
         return page.answer(pairs, lambda pair: (pair[0].created_at, pair[0].id), view)
+
+
+def topup(db: Store, settings: PaymentsSettings, account_id: str, topup_id: str) -> dict:
+    """One of the account's top-ups with its payment; another customer's gets the same answer as a missing one."""
+    with db.read() as session:
+        found = session.execute(
+            select(Topup, PaymentIntent)
+            .join(PaymentIntent, PaymentIntent.reference_id == Topup.id)
+            .where(Topup.id == topup_id, Topup.account_id == account_id)
+        ).first()
+        if found is None:
+            raise ServiceError(ErrorCode.NOT_FOUND, "no such top-up")
+        row, intent = found
+        transfers = transfers_by_intent(session, [intent.id])[intent.id]
+        credited = booked_under(session, [topup_key(intent.id)]).get(topup_key(intent.id))
+        return topup_view(row, payment_view(intent, transfers, settings.ethereum_chain_id), credited)
+
+
+def outcomes(db: Store, account_id: str, payment_ids: list[str]) -> dict[str, dict]:
+    """What became of each of the account's payments beyond paying what it was for, by payment id: the balance
+    credits it brought (an excess, a short or late transfer, a payment given back, an operator's credit after a
+    check) and the checks it went to, each {"at", "amount_usd_cents", "reason"} and {"status", "decision"}."""
+    found = {payment_id: {"credits": [], "reviews": []} for payment_id in payment_ids}
+    with db.read() as session:
+        reviews = session.execute(
+            select(ReviewItem).where(ReviewItem.account_id == account_id, ReviewItem.intent_id.in_(payment_ids))
+        ).scalars()
+        review_of = {}
+        for review in reviews:
+            review_of[review.id] = review.intent_id
+            found[review.intent_id]["reviews"].append({"status": review.status, "decision": review.decision})
+        credits = session.execute(
+            select(LedgerEntryRow)
+            .where(
+                LedgerEntryRow.customer_id == account_id,
+                LedgerEntryRow.credit_account == customer_account(account_id),
+                or_(LedgerEntryRow.ref.in_(payment_ids), LedgerEntryRow.ref.in_(list(review_of))),
+            )
+            .order_by(LedgerEntryRow.id)
+        ).scalars()
+        for credit in credits:
+            payment_id = review_of.get(credit.ref, credit.ref)
+            found[payment_id]["credits"].append(
+                {"at": rfc3339(credit.created_at), "amount_usd_cents": credit.amount_cents, "reason": credit.reason}
+            )
+    return found
 
 
 def watched(db: Store, network: str, now: datetime, after: str | None, limit: int) -> dict:

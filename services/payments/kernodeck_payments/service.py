@@ -44,7 +44,7 @@ from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
 from kernodeck_payments.domain.intents import Purpose, TransferState
 from kernodeck_payments.domain.methods import METHODS, find_method
-from kernodeck_payments.domain.orders import PayableOrder, check_payable, intent_deadline
+from kernodeck_payments.domain.orders import PayableOrder, check_deliverable, check_payable, intent_deadline
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import SqlIntake, find_open_intent, open_payment
@@ -199,6 +199,15 @@ class PaymentsService:
         return queries.topups(self.db, self.settings, account_id, Page.ask(limit, cursor))
 
     @rpc(expected_exceptions=ServiceError)
+    def get_topup(self, account_id, topup_id) -> dict:
+        return queries.topup(self.db, self.settings, account_id, topup_id)
+
+    @rpc(expected_exceptions=ServiceError)
+    def list_payment_outcomes(self, account_id, payment_ids) -> dict[str, dict]:
+        """{payment id: {"credits", "reviews"}}: what each payment brought to the balance, and its checks."""
+        return queries.outcomes(self.db, account_id, list(payment_ids))
+
+    @rpc(expected_exceptions=ServiceError)
     def report_payment(self, account_id, payment_id) -> dict:
         """ "J'ai payé": note the signal and ask the watcher to look now. Credits nothing."""
         with self.db.transaction() as tx:
@@ -243,8 +252,11 @@ class PaymentsService:
         return pay_extension_with_balance(SqlUnits(self.db, SqlBalance), account_id, extension, utcnow())
 
     def _payable_order(self, account_id, order_id) -> PayableOrder:
-        """The order from payments' own copy; one just created is waited for a moment (its event is on its way)."""
-        return check_payable(self._copy_of(payable_order, order_id), account_id)
+        """The order from payments' own copy (one just created is waited for a moment: its event is on its way),
+        payable now and deliverable (an SSH key on the order or the account)."""
+        order = check_payable(self._copy_of(payable_order, order_id), account_id)
+        check_deliverable(order, lambda: call_service(self.provisioning.get_ssh_key, account_id)["ssh_public_key"])
+        return order
 
     def _payable_extension(self, account_id, extension_id) -> PayableExtension:
         """The extension from payments' own copy, likewise waited for a moment after its confirmation."""

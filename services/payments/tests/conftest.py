@@ -124,7 +124,13 @@ class Orders:
         self.chain = chain
 
     def created(
-        self, account_id: str, model: str = "h100", days: int = 3, lots: int = 1, lapses_in: timedelta = UNPAID_TTL
+        self,
+        account_id: str,
+        model: str = "h100",
+        days: int = 3,
+        lots: int = 1,
+        lapses_in: timedelta = UNPAID_TTL,
+        ssh_public_key: str | None = None,
     ) -> dict:
         total = LOT_PRICES[(model, days)] * lots
         now = datetime.now(UTC)
@@ -138,6 +144,7 @@ class Orders:
             preparation="ubuntu",
             total_usd_cents=total,
             expires_at=now + lapses_in,
+            ssh_public_key=ssh_public_key,
             occurred_at=now,
         )
         self.chain.deliver(event)

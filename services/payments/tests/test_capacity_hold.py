@@ -73,3 +73,21 @@ def test_an_intent_refused_after_the_hold_gives_the_hold_back(payments_ready, pa
     # No Solana address was imported in these tests: the intent is refused once the GPUs are held.
     assert code_of(payments.create_order_payment, ACC, order["id"], "SOL", "solana") == "method_unavailable"
     assert provisioning_double.released == [order["id"]]
+
+
+def test_no_instructions_and_no_debit_for_an_order_that_cannot_be_delivered(
+    payments_ready, payments, watcher, new_order, provisioning_double
+):
+    settle_topup(payments, watcher, 50_000)
+    provisioning_double.keyless.add(ACC)
+    keyless = new_order(ACC)
+    assert code_of(payments.create_order_payment, ACC, keyless["id"], "BTC", "bitcoin") == "ssh_key_required"
+    assert code_of(payments.pay_with_balance, ACC, keyless["id"]) == "ssh_key_required"
+    assert payments.list_order_payments(ACC, keyless["id"]) == []
+    assert payments.get_balance(ACC)["available_usd_cents"] == 50_000
+    assert provisioning_double.holds == {}  # refused before any GPU is held
+
+    with_its_key = new_order(ACC, ssh_public_key="ssh-ed25519 AAAA-order")
+    assert payments.create_order_payment(ACC, with_its_key["id"], "BTC", "bitcoin")["status"] == "awaiting_transfer"
+    provisioning_double.keyless.clear()  # the customer saved a key on the account
+    assert payments.pay_with_balance(ACC, keyless["id"])["order_id"] == keyless["id"]

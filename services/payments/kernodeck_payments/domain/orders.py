@@ -22,6 +22,7 @@ class PayableOrder:
     expires_at: datetime | None = None
     model_id: str | None = None
     total_gpus: int | None = None  # what provisioning holds before a payment is opened
+    ssh_key_given: bool | None = None  # with the order; None for an order recorded before payments kept this
 
 
 def check_payable(order: PayableOrder | None, account_id: str) -> PayableOrder:
@@ -31,6 +32,18 @@ def check_payable(order: PayableOrder | None, account_id: str) -> PayableOrder:
     if order.status != AWAITING_PAYMENT:
         raise ServiceError(ErrorCode.INVALID_STATE, f"the order is {order.status}, not awaiting payment")
     return order
+
+
+def check_deliverable(order: PayableOrder, account_has_key) -> None:
+    """No money is taken for what cannot be delivered: a machine is handed over by SSH, with the order's key or,
+    without one, the account's (`account_has_key()`, asked only then). ssh_key_required otherwise."""
+    if order.ssh_key_given is False and not account_has_key():
+        raise ServiceError(
+            ErrorCode.SSH_KEY_REQUIRED,
+            "the machine is handed over by SSH and neither the order nor the account has an SSH public key:"
+            " save your key on the account page, then pay; nothing was charged and the order is kept",
+            [{"field": "ssh_public_key", "message": "save an SSH public key on the account page"}],
+        )
 
 
 def intent_deadline(order: PayableOrder, now: datetime, ttl: timedelta, shortest: timedelta) -> datetime:

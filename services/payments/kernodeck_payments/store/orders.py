@@ -19,6 +19,7 @@ def remember_order(session: Session, event: OrderCreated) -> None:
         expires_at=event.expires_at,
         model_id=event.model_id,
         total_gpus=event.total_gpus,
+        ssh_key_given=event.ssh_public_key is not None,
     )
     excluded = statement.excluded
     session.execute(
@@ -29,6 +30,7 @@ def remember_order(session: Session, event: OrderCreated) -> None:
                 "expires_at": excluded.expires_at,
                 "model_id": excluded.model_id,
                 "total_gpus": excluded.total_gpus,
+                "ssh_key_given": excluded.ssh_key_given,
             },
         )
     )
@@ -59,5 +61,12 @@ def payable_order(session: Session, order_id: str) -> PayableOrder | None:
     if row is None:
         return None
     return PayableOrder(
-        row.order_id, row.account_id, row.status, row.total_usd_cents, row.expires_at, row.model_id, row.total_gpus
+        row.order_id,
+        row.account_id,
+        row.status,
+        row.total_usd_cents,
+        row.expires_at,
+        row.model_id,
+        row.total_gpus,
+        row.ssh_key_given,
     )

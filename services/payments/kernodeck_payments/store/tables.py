@@ -159,6 +159,7 @@ class PayableOrderRow(SQLModel, table=True):
     expires_at: datetime | None = _maybe_at()
     model_id: str | None = Field(default=None, max_length=32)
     total_gpus: int | None = None
+    ssh_key_given: bool | None = None  # None: not known (the order came before payments kept this)
 
 
 class PayableExtensionRow(SQLModel, table=True):

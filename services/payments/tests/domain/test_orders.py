@@ -1,7 +1,7 @@
 import pytest
 
 from kernodeck_contracts.errors import ServiceError
-from kernodeck_payments.domain.orders import PayableOrder, check_payable
+from kernodeck_payments.domain.orders import PayableOrder, check_deliverable, check_payable
 
 pytestmark = pytest.mark.unit
 
@@ -28,3 +28,30 @@ def test_an_order_past_awaiting_payment_is_refused_with_its_status(status):
     with pytest.raises(ServiceError) as caught:
         check_payable(PayableOrder("o1", "acc1", status, 18_900), "acc1")
     assert (caught.value.code, caught.value.detail) == ("invalid_state", f"the order is {status}, not awaiting payment")
+
+
+def refused_for_the_key(order: PayableOrder, account_has_key: bool) -> bool:
+    asked = []
+
+    def account_key():
+        asked.append(True)
+        return "ssh-ed25519 AAAA" if account_has_key else None
+
+    try:
+        check_deliverable(order, account_key)
+    except ServiceError as refused:
+        assert (refused.code, refused.errors[0]["field"]) == ("ssh_key_required", "ssh_public_key")
+        return True
+    finally:
+        assert asked == ([True] if order.ssh_key_given is False else [])  # the account asked only when needed
+    return False
+
+
+@pytest.mark.parametrize(
+    ("given", "account_has_key", "refused"),
+    [(False, False, True), (False, True, False), (True, False, False), (None, False, False)],
+    ids=["no key anywhere", "the account's key", "the order's key", "an order copied before keys were kept"],
+)
+def test_an_order_is_deliverable_with_a_key_on_the_order_or_the_account(given, account_has_key, refused):
+    order = PayableOrder("o1", "acc1", "awaiting_payment", 18_900, ssh_key_given=given)
+    assert refused_for_the_key(order, account_has_key) is refused
