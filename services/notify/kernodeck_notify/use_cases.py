@@ -19,6 +19,7 @@ from kernodeck_contracts.events import (
     telegram_token_hash,
 )
 from kernodeck_contracts.languages import LANGUAGES
+from kernodeck_contracts.texts import render
 from kernodeck_kit.outbox import Store
 from kernodeck_notify import store
 from kernodeck_notify.domain.commands import Command, parse_command
@@ -166,7 +167,7 @@ def _status(session: Session, account_id: str, language: str, public_url: str) -
         return text(language, "status_empty")
     lines = [text(language, "status_header")]
     for order in orders:
-        status = text(language, f"order_{order.status}")
+        status = render(language, f"status.{order.status}")
         url = public_url + order_page(order.order_id)
         lines.append(text(language, "status_line", order_id=order.order_id, status=status, url=url))
     if count > len(orders):

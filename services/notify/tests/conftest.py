@@ -121,16 +121,16 @@ class Notify:
             answered = len(self.double.api.messages(chat_id)) + 1
             self.double.api.user_says(chat_id, f"/start {token}")
             assert self.double.api.wait_for(lambda n=answered: len(self.double.api.messages(chat_id)) >= n)
-            if self.double.api.messages(chat_id)[-1].text == replies(language)["linked"]:
+            if self.double.api.messages(chat_id)[-1].text == reply(language, "linked"):
                 return
             assert time.monotonic() < deadline, "the chat could not be linked"
             time.sleep(0.1)
 
 
-def replies(language: str) -> dict[str, str]:
-    from kernodeck_notify.templates import TEMPLATES
+def reply(language: str, kind: str) -> str:
+    from kernodeck_notify.templates import text
 
-    return TEMPLATES[language]
+    return text(language, kind)
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ from kernodeck_contracts.events import (
 
 ACCOUNT = "a" * 32
 ORDER = "0f" * 16
+TOPUP = "7b" * 16
 WHEN = datetime(2026, 12, 1, 14, 5, tzinfo=UTC)
 
 
@@ -38,7 +39,7 @@ def order_created(account_id: str = ACCOUNT, order_id: str = ORDER) -> OrderCrea
 
 
 def status_changed(status: str, previous: str, purpose: str = "order", **ids) -> PaymentStatusChanged:
-    ids = ids or ({"topup_id": "t1"} if purpose == "topup" else {"order_id": ORDER})
+    ids = ids or ({"topup_id": TOPUP} if purpose == "topup" else {"order_id": ORDER})
     return PaymentStatusChanged(
         payment_id="p1",
         account_id=ACCOUNT,
@@ -52,7 +53,7 @@ def status_changed(status: str, previous: str, purpose: str = "order", **ids) ->
 
 
 def instructions(purpose: str = "order") -> PaymentInstructionsCreated:
-    ids = {"topup_id": "t1"} if purpose == "topup" else {"order_id": ORDER}
+    ids = {"topup_id": TOPUP} if purpose == "topup" else {"order_id": ORDER}
     return PaymentInstructionsCreated(
         payment_id="p1",
         account_id=ACCOUNT,
@@ -71,7 +72,13 @@ def instructions(purpose: str = "order") -> PaymentInstructionsCreated:
 EVERY_KIND = [
     (order_created(), "order_created"),
     (
-        OrderStatusChanged(order_id=ORDER, account_id=ACCOUNT, status="cancelled", previous_status="awaiting_payment"),
+        OrderStatusChanged(
+            order_id=ORDER,
+            account_id=ACCOUNT,
+            status="cancelled",
+            previous_status="awaiting_payment",
+            reason="cancelled_unpaid",
+        ),
         "order_cancelled",
     ),
     (instructions(), "payment_instructions"),
@@ -88,17 +95,26 @@ EVERY_KIND = [
     (BalanceDebited(account_id=ACCOUNT, amount_usd_cents=1_234_50, order_id=ORDER), "balance_debited"),
     (ProvisioningStarted(order_id=ORDER, account_id=ACCOUNT), "provisioning_started"),
     (RentalReady(order_id=ORDER, account_id=ACCOUNT, delivered_at=WHEN, starts_at=WHEN, ends_at=WHEN), "rental_ready"),
-    (RentalEnding(order_id=ORDER, account_id=ACCOUNT, ends_at=WHEN, hours_left=24), "rental_ending_hours"),
-    (RentalEnding(order_id=ORDER, account_id=ACCOUNT, ends_at=WHEN, hours_left=1), "rental_ending_hour"),
+    (RentalEnding(order_id=ORDER, account_id=ACCOUNT, ends_at=WHEN, hours_left=24), "rental_ending"),
     (RentalExtended(order_id=ORDER, account_id=ACCOUNT, extension_id="e1", ends_at=WHEN), "rental_extended"),
     (RentalEnded(order_id=ORDER, account_id=ACCOUNT, ended_at=WHEN), "rental_ended"),
-    (ProvisioningFailed(order_id=ORDER, account_id=ACCOUNT, reason="no_capacity"), "provisioning_failed"),
+    (ProvisioningFailed(order_id=ORDER, account_id=ACCOUNT, reason="no_ssh_public_key: none"), "provisioning_failed"),
     (
-        SupportRequestAnswered(request_id="r1", order_id=ORDER, account_id=ACCOUNT, kind="incident"),
+        SupportRequestAnswered(
+            request_id="r1", order_id=ORDER, account_id=ACCOUNT, kind="incident", answer="Fixed: try again."
+        ),
         "support_request_answered",
     ),
     (
-        ExtensionConfirmed(extension_id="e1", order_id=ORDER, account_id=ACCOUNT, extra_days=7, price_usd_cents=900_00),
+        SupportRequestAnswered(
+            request_id="r2", order_id=None, topup_id=TOPUP, account_id=ACCOUNT, kind="question", answer="Credited."
+        ),
+        "support_request_answered_elsewhere",
+    ),
+    (
+        ExtensionConfirmed(
+            extension_id="e1", order_id=ORDER, account_id=ACCOUNT, extra_days=7, price_usd_cents=900_00, due_by=WHEN
+        ),
         "extension_confirmed",
     ),
 ]

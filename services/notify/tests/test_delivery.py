@@ -215,7 +215,7 @@ def test_the_logs_never_show_the_bot_token(notify_factory, fresh_postgres, doubl
     log = notify.log_path.read_text()
     assert "getUpdates" in log or "sendMessage" in log  # DEBUG logs name the calls
     assert double.token not in log and double.token.split(":")[1] not in log
-    assert f"{PUBLIC_URL}/orders/while-down" in double.api.messages(701)[-1].text
+    assert f"{PUBLIC_URL}/#/orders/while-down" in double.api.messages(701)[-1].text
 
 
 def test_a_stop_waits_for_the_messages_that_are_out_so_a_restart_sends_nothing_twice(

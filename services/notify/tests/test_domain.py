@@ -4,12 +4,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from kernodeck_contracts.events import BalanceCredited, OrderStatusChanged
+from kernodeck_contracts.events import BalanceCredited, OrderStatusChanged, SupportRequestAnswered
 from kernodeck_notify.domain.commands import Command, parse_command
 from kernodeck_notify.domain.links import PendingLink, StartOutcome, judge_start
 from kernodeck_notify.domain.notices import notice_for
 from kernodeck_notify.domain.pacing import Pacer
-from services.notify.tests.samples import ACCOUNT, ORDER, status_changed
+from services.notify.tests.samples import ACCOUNT, ORDER, TOPUP, status_changed
 
 pytestmark = pytest.mark.unit
 
@@ -33,21 +33,32 @@ def test_a_transfer_found_already_in_a_block_reads_as_seen_and_later_confirmatio
 def test_a_settled_top_up_is_told_once_credited_not_twice():
     assert notice_for(status_changed("settled", "confirming", purpose="topup")) is None
     seen = notice_for(status_changed("seen", "awaiting_transfer", purpose="topup"))
-    assert (seen.phrases, seen.path) == ({"subject": "subject_topup"}, "/balance")
+    assert (seen.phrases, seen.path) == ({"subject": "subject_topup"}, f"/#/topups/{TOPUP}")
 
 
 def test_an_extension_payment_names_the_extension_and_links_its_order():
     notice = notice_for(status_changed("settled", "confirming", purpose="extension", order_id=ORDER, extension_id="e1"))
-    assert (notice.phrases, notice.path) == ({"subject": "subject_extension"}, f"/orders/{ORDER}")
+    assert (notice.phrases, notice.path) == ({"subject": "subject_extension"}, f"/#/orders/{ORDER}")
 
 
-@pytest.mark.parametrize(
-    ("reason", "phrase"),
-    [("overpayment", "credit_overpayment"), ("late_transfer", "credit_late_transfer"), ("gift", "credit_other")],
-)
-def test_a_credit_says_why(reason, phrase):
+@pytest.mark.parametrize("reason", ["overpayment", "underpayment", "late_transfer", "refused_payment", "review_credit"])
+def test_a_credit_says_why_in_the_words_of_the_balance_page(reason):
     notice = notice_for(BalanceCredited(account_id=ACCOUNT, amount_usd_cents=1, reason=reason))
-    assert notice.phrases == {"reason": phrase} and notice.values["amount"] == "0.01 USD"
+    assert notice.said == {"reason": (f"ledger.{reason}", {})} and notice.values["amount"] == "0.01 USD"
+
+
+def test_a_cancellation_says_why_and_a_confirmation_without_a_note_is_told_once():
+    cancelled = OrderStatusChanged(
+        order_id=ORDER, account_id=ACCOUNT, status="cancelled", previous_status="x", reason="cancelled_unpaid"
+    )
+    assert notice_for(cancelled).said == {"news": ("timeline.cancelled_unpaid", {})}
+    terms = {"days": 7, "price_usd": "900.00", "due_by": "2026-12-01T14:05:00Z"}
+    confirmed = SupportRequestAnswered(
+        request_id="r1", order_id=ORDER, account_id=ACCOUNT, kind="extension", code="extension_confirmed", params=terms
+    )
+    assert notice_for(confirmed) is None  # extension_confirmed tells it
+    refused = confirmed.model_copy(update={"code": "extension_refused", "answer": "Booked after your term."})
+    assert notice_for(refused).said == {"news": ("timeline.extension_refused", {"text": "Booked after your term."})}
 
 
 # Linking

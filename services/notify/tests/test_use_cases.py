@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from kernodeck_contracts.events import OrderStatusChanged, TelegramUnlinkRequested
 from kernodeck_notify import store
-from kernodeck_notify.templates import TEMPLATES
+from kernodeck_notify.templates import text
 from kernodeck_notify.use_cases import ChatMessage, apply_chat_message, apply_event, apply_events
 from services.notify.tests.conftest import PUBLIC_URL, link_request
 from services.notify.tests.samples import ACCOUNT, order_created
@@ -48,14 +48,14 @@ def linked(db, chat_id: int, account_id: str = ACCOUNT, language: str = "en") ->
     token, event = link_request(account_id, language)
     apply_event(db, event, PUBLIC_URL, NOW)
     chat = Chat(db, chat_id)
-    assert chat.says(f"/start {token}") == TEMPLATES[language]["linked"]
+    assert chat.says(f"/start {token}") == text(language, "linked")
     return chat
 
 
 def test_a_deep_link_binds_the_chat_and_greets_it_in_the_language_of_the_request(db):
     token, event = link_request(ACCOUNT, "id")
     apply_event(db, event, PUBLIC_URL, NOW)
-    assert Chat(db, 10, "vi").says(f"/start {token}") == TEMPLATES["id"]["linked"]
+    assert Chat(db, 10, "vi").says(f"/start {token}") == text("id", "linked")
     with db.read() as session:
         assert [(c.chat_id, c.account_id, c.language) for c in store.chats_of(session, ACCOUNT)] == [
             (10, ACCOUNT, "id")
@@ -65,15 +65,15 @@ def test_a_deep_link_binds_the_chat_and_greets_it_in_the_language_of_the_request
 def test_a_used_expired_or_unknown_link_is_politely_refused_in_the_chat_language(db):
     token, event = link_request(ACCOUNT)
     apply_event(db, event, PUBLIC_URL, NOW)
-    assert Chat(db, 10).says(f"/start {token}") == TEMPLATES["en"]["linked"]
-    assert Chat(db, 10).says(f"/start {token}") == TEMPLATES["en"]["already_linked"]
-    assert Chat(db, 11, "vi").says(f"/start {token}") == TEMPLATES["vi"]["link_used"]
+    assert Chat(db, 10).says(f"/start {token}") == text("en", "linked")
+    assert Chat(db, 10).says(f"/start {token}") == text("en", "already_linked")
+    assert Chat(db, 11, "vi").says(f"/start {token}") == text("vi", "link_used")
 
     late, event = link_request(ACCOUNT, minutes=1)
     apply_event(db, event, PUBLIC_URL, NOW)
-    assert Chat(db, 12, "id").says(f"/start {late}", now=event.expires_at) == TEMPLATES["id"]["link_expired"]
-    assert Chat(db, 12).says("/start not-a-token") == TEMPLATES["en"]["link_unknown"]
-    assert Chat(db, 12).says("/start") == TEMPLATES["en"]["start_without_token"]
+    assert Chat(db, 12, "id").says(f"/start {late}", now=event.expires_at) == text("id", "link_expired")
+    assert Chat(db, 12).says("/start not-a-token") == text("en", "link_unknown")
+    assert Chat(db, 12).says("/start") == text("en", "start_without_token")
     with db.read() as session:
         assert [c.chat_id for c in store.chats_of(session, ACCOUNT)] == [10]
 
@@ -88,7 +88,7 @@ def test_an_event_queues_one_message_per_linked_chat_in_its_language_and_a_redel
     messages = [row for row in queued(db) if row.source_key == event.event_id]
     assert [(row.chat_id, row.kind) for row in messages] == [(10, "order_created"), (11, "order_created")]
     assert messages[0].text.startswith("Order ") and messages[1].text.startswith("Đơn hàng ")
-    assert all(f"{PUBLIC_URL}/orders/{event.order_id}" in row.text for row in messages)
+    assert all(f"{PUBLIC_URL}/#/orders/{event.order_id}" in row.text for row in messages)
 
 
 def test_events_applied_together_queue_their_messages_in_order_each_once(db):
@@ -109,14 +109,14 @@ def test_an_event_for_an_account_without_a_chat_queues_nothing(db):
 
 def test_a_repeated_update_is_answered_once(db):
     chat = Chat(db, 10)
-    assert chat.says("/help", update_id=5000) == TEMPLATES["en"]["help"]
+    assert chat.says("/help", update_id=5000) == text("en", "help")
     assert chat.says("/help", update_id=5000) is None
     assert len(queued(db, 10)) == 1
 
 
 def test_status_lists_the_open_orders_newest_first_with_their_links(db):
     chat = linked(db, 10)
-    assert chat.says("/status") == TEMPLATES["en"]["status_empty"]
+    assert chat.says("/status") == text("en", "status_empty")
     apply_event(db, order_created(order_id="o-old"), PUBLIC_URL, NOW)
     apply_event(db, order_created(order_id="o-new"), PUBLIC_URL, NOW)
     apply_event(db, order_created(order_id="o-done"), PUBLIC_URL, NOW)
@@ -133,10 +133,10 @@ def test_status_lists_the_open_orders_newest_first_with_their_links(db):
         apply_event(db, event, PUBLIC_URL, NOW)
     assert chat.says("/status").splitlines() == [
         "Your open orders:",
-        "o-old: paid",
-        f"{PUBLIC_URL}/orders/o-old",
-        "o-new: awaiting payment",
-        f"{PUBLIC_URL}/orders/o-new",
+        "o-old: Paid",
+        f"{PUBLIC_URL}/#/orders/o-old",
+        "o-new: Awaiting payment",
+        f"{PUBLIC_URL}/#/orders/o-new",
     ]
 
 
@@ -150,8 +150,8 @@ def test_status_counts_the_orders_it_does_not_list(db):
 
 def test_unlink_stops_this_chat_only(db):
     first, second = linked(db, 10), linked(db, 11)
-    assert first.says("/unlink") == TEMPLATES["en"]["unlinked"]
-    assert first.says("/status") == TEMPLATES["en"]["not_linked"]
+    assert first.says("/unlink") == text("en", "unlinked")
+    assert first.says("/status") == text("en", "not_linked")
     apply_event(db, order_created(), PUBLIC_URL, NOW)
     assert [row.kind for row in queued(db, 11)][-1] == "order_created"
     assert [row.kind for row in queued(db, 10)][-1] == "reply:not_linked"
@@ -165,19 +165,19 @@ def test_unlinking_from_the_account_page_tells_and_stops_every_chat_and_voids_wa
     apply_event(db, event, PUBLIC_URL, NOW)
     assert apply_event(db, TelegramUnlinkRequested(account_id=ACCOUNT), PUBLIC_URL, NOW) == 2
     assert [queued(db, chat)[-1].text for chat in (10, 11)] == [
-        TEMPLATES["en"]["unlinked_by_account"],
-        TEMPLATES["vi"]["unlinked_by_account"],
+        text("en", "unlinked_by_account"),
+        text("vi", "unlinked_by_account"),
     ]
     assert apply_event(db, order_created(), PUBLIC_URL, NOW) == 0
-    assert Chat(db, 12).says(f"/start {token}") == TEMPLATES["en"]["link_unknown"]
+    assert Chat(db, 12).says(f"/start {token}") == text("en", "link_unknown")
 
 
 @pytest.mark.parametrize("language", ["vi", "id", "en"])
 def test_language_changes_the_chat_language(db, language):
     chat = linked(db, 10)
-    assert chat.says(f"/language {language.upper()}") == TEMPLATES[language]["language_set"]
-    assert chat.says("/language fr") == TEMPLATES[language]["language_usage"]
-    assert chat.says("/language") == TEMPLATES[language]["language_usage"]
+    assert chat.says(f"/language {language.upper()}") == text(language, "language_set")
+    assert chat.says("/language fr") == text(language, "language_usage")
+    assert chat.says("/language") == text(language, "language_usage")
     apply_event(db, order_created(), PUBLIC_URL, NOW)
     assert queued(db, 10)[-1].text.split()[0] == {"en": "Order", "vi": "Đơn", "id": "Pesanan"}[language]
 
@@ -185,12 +185,12 @@ def test_language_changes_the_chat_language(db, language):
 def test_commands_of_a_chat_not_linked(db):
     chat = Chat(db, 10, "vi")
     for command in ("/status", "/unlink", "/language vi"):
-        assert chat.says(command) == TEMPLATES["vi"]["not_linked"]
-    assert chat.says("/help") == chat.says("hello") == chat.says("/what") == TEMPLATES["vi"]["help"]
+        assert chat.says(command) == text("vi", "not_linked")
+    assert chat.says("/help") == chat.says("hello") == chat.says("/what") == text("vi", "help")
 
 
 def test_in_a_group_only_commands_to_the_bot_are_answered(db):
     group = Chat(db, -100)
     assert group.says("hello everyone") is None
     assert group.says("/status@another_bot") is None
-    assert group.says(f"/help@{BOT}") == TEMPLATES["en"]["help"]
+    assert group.says(f"/help@{BOT}") == text("en", "help")

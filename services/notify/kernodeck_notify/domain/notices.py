@@ -1,17 +1,23 @@
 """Which events a customer hears about, and what each message says. No I/O.
 
-`notice_for(event)` turns an event into a `Notice`: a template kind, the
-values it shows and the page it links to; None when the event changes
-nothing the customer needs to be told (it may still update notify's own
-copies). One change is told once: a crypto payment is confirmed by
+`notice_for(event)` turns an event into a `Notice`: what happened (`kind`), the
+template that tells it, the values it shows and the page it links to; None when
+the event changes nothing the customer needs to be told (it may still update
+notify's own copies). One change is told once: a crypto payment is confirmed by
 `payment_status_changed`, a balance payment by `balance_debited`, a top-up by
 `balance_credited`, and the order's own status changes that provisioning
 announces (provisioning, ready, ended, failed) by provisioning's events.
+
+What the order's page and timeline say, Telegram says in the same words: an
+order's news is its timeline entry (`kernodeck_contracts.timeline`, built from
+the event as orders builds it), a payment's status and a credit's reason are the
+catalogue's (`kernodeck_contracts.texts`), the same texts the page shows.
 """
 
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from kernodeck_contracts import timeline
 from kernodeck_contracts.events import (
     BalanceCredited,
     BalanceDebited,
@@ -30,40 +36,43 @@ from kernodeck_contracts.events import (
     SupportRequestAnswered,
 )
 from kernodeck_contracts.money import format_usd
+from kernodeck_contracts.texts import time_text
+from kernodeck_contracts.timeline import Said, TimelineCode
 
-BALANCE_PAGE = "/balance"
+# The app's pages, addressed by the hash (the gateway serves one document at /).
+BALANCE_PAGE = "/#/balance"
+SUPPORT_PAGE = "/#/support"
 
-# Every kind of message an event can bring (each has a template in every language).
-EVENT_KINDS = (
-    "order_created",
-    "order_cancelled",
-    "payment_instructions",
-    "payment_instructions_topup",
-    "payment_seen",
-    "payment_settled",
-    "payment_underpaid",
-    "payment_overpaid",
-    "payment_late",
-    "payment_expired",
-    "payment_in_review",
-    "balance_credited",
-    "balance_credited_topup",
-    "balance_debited",
-    "provisioning_started",
-    "rental_ready",
-    "rental_ending_hour",
-    "rental_ending_hours",
-    "rental_extended",
-    "rental_ended",
-    "provisioning_failed",
-    "support_request_answered",
-    "extension_confirmed",
-)
+# Every kind of message an event can bring, and the template that tells it.
+TEMPLATE_OF = {
+    "order_created": "order_created",
+    "order_cancelled": "order_news",
+    "payment_instructions": "payment_instructions",
+    "payment_instructions_topup": "payment_instructions_topup",
+    "payment_seen": "payment_news",
+    "payment_settled": "payment_news",
+    "payment_underpaid": "payment_news",
+    "payment_overpaid": "payment_news",
+    "payment_late": "payment_news",
+    "payment_expired": "payment_news",
+    "payment_in_review": "payment_news",
+    "balance_credited": "balance_credited",
+    "balance_credited_topup": "balance_credited_topup",
+    "balance_debited": "balance_debited",
+    "provisioning_started": "order_news",
+    "rental_ready": "order_news",
+    "rental_ending": "order_news",
+    "rental_extended": "order_news",
+    "rental_ended": "order_news",
+    "provisioning_failed": "order_news",
+    "support_request_answered": "order_news",
+    "support_request_answered_elsewhere": "news",  # about a top-up or the account
+    "extension_confirmed": "order_news",
+}
+EVENT_KINDS = tuple(TEMPLATE_OF)
+EVENT_TEMPLATES = tuple(sorted(set(TEMPLATE_OF.values())))
 # What a payment is for, said after "for" in the payment messages.
 SUBJECTS = ("subject_order", "subject_extension", "subject_topup")
-# Why the balance was credited (payments' `reason`); any other reason reads as `credit_other`.
-CREDIT_REASONS = ("overpayment", "underpayment", "late_transfer", "refused_payment", "review")
-CREDIT_PHRASES = (*(f"credit_{reason}" for reason in CREDIT_REASONS), "credit_other")
 # Payment statuses told as they are reached; `confirming` right after `awaiting_transfer` reads as seen.
 PAYMENT_KINDS = {
     "seen": "payment_seen",
@@ -78,10 +87,11 @@ PAYMENT_KINDS = {
 
 @dataclass(frozen=True)
 class Notice:
-    """A message to every chat of `account_id`: template `kind` with `values`, linking to `path`.
+    """A message to every chat of `account_id` about what happened (`kind`), linking to `path`.
 
-    `phrases` name other templates whose text fills a value (`{subject}`, `{reason}`), so
-    that each reads in the chat's language.
+    Its template (TEMPLATE_OF) shows `values`; `phrases` name other templates whose text fills a value
+    (`{subject}`), and `said` catalogue texts (`kernodeck_contracts.texts`: a key and its parameters) that do,
+    so that each reads in the chat's language.
     """
 
     kind: str
@@ -89,15 +99,24 @@ class Notice:
     path: str
     values: dict[str, str | int] = field(default_factory=dict)
     phrases: dict[str, str] = field(default_factory=dict)
+    said: dict[str, tuple[str, dict]] = field(default_factory=dict)
+
+    @property
+    def template(self) -> str:
+        return TEMPLATE_OF[self.kind]
 
 
 def order_page(order_id: str) -> str:
-    return f"/orders/{order_id}"
+    return f"/#/orders/{order_id}"
+
+
+def topup_page(topup_id: str) -> str:
+    return f"/#/topups/{topup_id}"
 
 
 def moment(value: datetime) -> str:
     """A time as every message shows it, the same in each language: 2026-12-01 14:05 UTC."""
-    return value.strftime("%Y-%m-%d %H:%M UTC")
+    return time_text(value)
 
 
 def usd(cents: int) -> str:
@@ -107,6 +126,16 @@ def usd(cents: int) -> str:
 def notice_for(event: Event) -> Notice | None:
     handler = _HANDLERS.get(type(event))
     return handler(event) if handler else None
+
+
+def _news(kind: str, event, said: Said) -> Notice:
+    """The order's timeline entry, told as its news."""
+    values = {"order_id": event.order_id}
+    return Notice(kind, event.account_id, order_page(event.order_id), values, said={"news": _key(said)})
+
+
+def _key(said: Said) -> tuple[str, dict]:
+    return f"timeline.{said.code}", said.params
 
 
 def _order_created(event: OrderCreated) -> Notice:
@@ -128,13 +157,13 @@ def _order_created(event: OrderCreated) -> Notice:
 def _order_status_changed(event: OrderStatusChanged) -> Notice | None:
     if event.status != "cancelled":
         return None
-    return Notice("order_cancelled", event.account_id, order_page(event.order_id), {"order_id": event.order_id})
+    return _news("order_cancelled", event, timeline.cancelled(event.reason))
 
 
-def _subject(purpose: str, order_id: str | None) -> tuple[str, str, dict]:
+def _subject(purpose: str, order_id: str | None, topup_id: str | None) -> tuple[str, str, dict]:
     """The phrase naming what a payment is for, its page, and the values the phrase needs."""
     if purpose == "topup" or order_id is None:
-        return "subject_topup", BALANCE_PAGE, {}
+        return "subject_topup", topup_page(topup_id) if topup_id else BALANCE_PAGE, {}
     phrase = "subject_extension" if purpose == "extension" else "subject_order"
     return phrase, order_page(order_id), {"order_id": order_id}
 
@@ -143,14 +172,15 @@ def _payment_instructions(event: PaymentInstructionsCreated) -> Notice:
     values = {
         "amount": event.amount,
         "asset": event.asset,
-        "network": event.network,
         "deadline": moment(event.expires_at),
         "amount_usd": usd(event.amount_usd_cents),
     }
-    phrase, path, subject_values = _subject(event.purpose, event.order_id)
+    said = {"network": (f"network.{event.network}", {})}
+    phrase, path, subject_values = _subject(event.purpose, event.order_id, event.topup_id)
     if phrase == "subject_topup":
-        return Notice("payment_instructions_topup", event.account_id, path, values)
-    return Notice("payment_instructions", event.account_id, path, {**values, **subject_values}, {"subject": phrase})
+        return Notice("payment_instructions_topup", event.account_id, path, values, said=said)
+    values = {**values, **subject_values}
+    return Notice("payment_instructions", event.account_id, path, values, {"subject": phrase}, said)
 
 
 def _payment_status_changed(event: PaymentStatusChanged) -> Notice | None:
@@ -158,54 +188,37 @@ def _payment_status_changed(event: PaymentStatusChanged) -> Notice | None:
     if status == "confirming" and event.previous_status == "awaiting_transfer":
         status = "seen"
     kind = PAYMENT_KINDS.get(status)
-    phrase, path, subject_values = _subject(event.purpose, event.order_id)
+    phrase, path, subject_values = _subject(event.purpose, event.order_id, event.topup_id)
     if kind is None or (kind == "payment_settled" and phrase == "subject_topup"):
         return None  # a top-up is told once credited (balance_credited)
-    values = {**subject_values, "confirmations": event.required_confirmations}
-    return Notice(kind, event.account_id, path, values, {"subject": phrase})
+    said = {"status": (f"payment.{status}", {})}
+    return Notice(kind, event.account_id, path, subject_values, {"subject": phrase}, said)
 
 
 def _balance_credited(event: BalanceCredited) -> Notice:
     values = {"amount": usd(event.amount_usd_cents)}
     if event.reason == "topup":
         return Notice("balance_credited_topup", event.account_id, BALANCE_PAGE, values)
-    reason = f"credit_{event.reason}" if event.reason in CREDIT_REASONS else "credit_other"
-    return Notice("balance_credited", event.account_id, BALANCE_PAGE, values, {"reason": reason})
+    return Notice(
+        "balance_credited", event.account_id, BALANCE_PAGE, values, said={"reason": (f"ledger.{event.reason}", {})}
+    )
 
 
 def _balance_debited(event: BalanceDebited) -> Notice:
     purpose = "extension" if event.extension_id else "order"
-    phrase, path, subject_values = _subject(purpose, event.order_id)
+    phrase, path, subject_values = _subject(purpose, event.order_id, None)
     values = {**subject_values, "amount": usd(event.amount_usd_cents)}
     return Notice("balance_debited", event.account_id, path, values, {"subject": phrase})
 
 
-def _of_order(kind: str):
-    def notice(event) -> Notice:
-        return Notice(kind, event.account_id, order_page(event.order_id), {"order_id": event.order_id})
-
-    return notice
-
-
-def _rental_ready(event: RentalReady) -> Notice:
-    values = {"order_id": event.order_id, "ends_at": moment(event.ends_at)}
-    return Notice("rental_ready", event.account_id, order_page(event.order_id), values)
-
-
-def _rental_ending(event: RentalEnding) -> Notice:
-    kind = "rental_ending_hour" if event.hours_left == 1 else "rental_ending_hours"
-    values = {"order_id": event.order_id, "ends_at": moment(event.ends_at), "hours": event.hours_left}
-    return Notice(kind, event.account_id, order_page(event.order_id), values)
-
-
-def _rental_extended(event: RentalExtended) -> Notice:
-    values = {"order_id": event.order_id, "ends_at": moment(event.ends_at)}
-    return Notice("rental_extended", event.account_id, order_page(event.order_id), values)
-
-
-def _extension_confirmed(event: ExtensionConfirmed) -> Notice:
-    values = {"order_id": event.order_id, "days": event.extra_days, "price": usd(event.price_usd_cents)}
-    return Notice("extension_confirmed", event.account_id, order_page(event.order_id), values)
+def _support_request_answered(event: SupportRequestAnswered) -> Notice | None:
+    said = timeline.of_answer(event.code, event.params, event.answer)
+    if said is None:
+        return None  # an extension confirmed without a note: extension_confirmed tells it
+    if event.order_id is not None:
+        return _news("support_request_answered", event, said)
+    path = topup_page(event.topup_id) if event.topup_id else SUPPORT_PAGE
+    return Notice("support_request_answered_elsewhere", event.account_id, path, said={"news": _key(said)})
 
 
 _HANDLERS = {
@@ -215,13 +228,15 @@ _HANDLERS = {
     PaymentStatusChanged: _payment_status_changed,
     BalanceCredited: _balance_credited,
     BalanceDebited: _balance_debited,
-    ProvisioningStarted: _of_order("provisioning_started"),
-    RentalReady: _rental_ready,
-    RentalEnding: _rental_ending,
-    RentalExtended: _rental_extended,
-    RentalEnded: _of_order("rental_ended"),
-    ProvisioningFailed: _of_order("provisioning_failed"),
-    SupportRequestAnswered: _of_order("support_request_answered"),
-    ExtensionConfirmed: _extension_confirmed,
+    ProvisioningStarted: lambda e: _news("provisioning_started", e, Said(TimelineCode.PREPARING)),
+    RentalReady: lambda e: _news("rental_ready", e, timeline.ready(e.ends_at)),
+    RentalEnding: lambda e: _news("rental_ending", e, timeline.rental_ending(e.hours_left, e.ends_at)),
+    RentalExtended: lambda e: _news("rental_extended", e, timeline.rental_extended(e.ends_at)),
+    RentalEnded: lambda e: _news("rental_ended", e, Said(TimelineCode.ENDED)),
+    ProvisioningFailed: lambda e: _news("provisioning_failed", e, timeline.failed(e.reason)),
+    SupportRequestAnswered: _support_request_answered,
+    ExtensionConfirmed: lambda e: _news(
+        "extension_confirmed", e, timeline.extension_confirmed(e.extra_days, format_usd(e.price_usd_cents), e.due_by)
+    ),
 }
 TOLD_EVENTS = tuple(_HANDLERS)

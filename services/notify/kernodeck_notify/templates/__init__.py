@@ -1,16 +1,18 @@
 """The bot's words in every language (en, vi, id), and how a notice becomes a message's text.
 
-Each language module maps a message kind to its text, a `str.format`
-template. Every kind exists in every language with the same placeholders
-(a test holds them in step). Values common to all: `{url}`, the page the
-message links to.
+Each language module maps a template name to its text, a `str.format` template or, where a number decides the
+grammar, a plural (`{"count": "<value>", "one": ..., "other": ...}`, as in `kernodeck_contracts.texts`). Every
+template exists in every language with the same placeholders (a test holds them in step). Values common to all:
+`{url}`, the page the message links to, and `{link_button}`, the account page's button that links a chat, named
+as the page names it.
 """
 
 from kernodeck_contracts.languages import DEFAULT_LANGUAGE
+from kernodeck_contracts.texts import form, render
 from kernodeck_notify.domain.notices import Notice
 from kernodeck_notify.templates import english, indonesian, vietnamese
 
-TEMPLATES: dict[str, dict[str, str]] = {"en": english.MESSAGES, "vi": vietnamese.MESSAGES, "id": indonesian.MESSAGES}
+TEMPLATES: dict[str, dict] = {"en": english.MESSAGES, "vi": vietnamese.MESSAGES, "id": indonesian.MESSAGES}
 
 # Texts of the bot's answers to commands.
 REPLY_KINDS = (
@@ -31,8 +33,6 @@ REPLY_KINDS = (
     "language_set",
     "language_usage",
 )
-# The open order statuses as /status names them.
-ORDER_STATUS_KINDS = ("order_awaiting_payment", "order_paid", "order_provisioning", "order_ready")
 
 
 def language_of(code: str | None) -> str:
@@ -42,13 +42,15 @@ def language_of(code: str | None) -> str:
 
 
 def text(language: str, kind: str, **values) -> str:
-    return TEMPLATES[language][kind].format_map(values)
+    values = {"link_button": render(language, "telegram.link"), **values}
+    return form(language, TEMPLATES[language][kind], values).format_map(values)
 
 
 def compose(notice: Notice, language: str, public_url: str) -> str:
     """The message of `notice` in `language`, its link under `public_url`."""
-    messages = TEMPLATES[language]
     values = {**notice.values, "url": public_url + notice.path}
+    for name, (key, params) in notice.said.items():
+        values[name] = render(language, key, params)
     for name, phrase in notice.phrases.items():
-        values[name] = messages[phrase].format_map(values)
-    return messages[notice.kind].format_map(values)
+        values[name] = text(language, phrase, **values)
+    return text(language, notice.template, **values)
