@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from kernodeck_contracts.timeline import TimelineCode
+
 Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
 UsdText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^\d+\.\d{2}$"})]
 SignedUsdText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^-?\d+\.\d{2}$"})]
@@ -18,6 +20,10 @@ OrderStatus = Literal["awaiting_payment", "paid", "provisioning", "ready", "ende
 PaymentStatus = Literal[
     "awaiting_transfer", "seen", "confirming", "settled", "expired", "underpaid", "overpaid", "late", "in_review"
 ]
+LedgerReason = Literal[
+    "topup", "overpayment", "underpayment", "late_transfer", "refused_payment", "review_credit", "order_payment"
+]
+Params = dict[str, str | int]
 
 
 class Answer(BaseModel):
@@ -140,6 +146,17 @@ class Transfer(Answer):
     status: Literal["seen", "confirming", "confirmed", "reverted"]
 
 
+class Credit(Answer):
+    at: Timestamp
+    amount_usd: UsdText
+    reason: LedgerReason
+
+
+class PaymentCheck(Answer):
+    status: Literal["open", "resolved"]
+    decision: Literal["credit_to_balance", "refunded_off_system", "dismissed"] | None
+
+
 class PaymentFields(Answer):
     id: str
     asset: str
@@ -150,11 +167,17 @@ class PaymentFields(Answer):
     amount_usd: UsdText
     rate: str
     uri: str
+    created_at: Timestamp
     expires_at: Timestamp
     status: PaymentStatus
     reported_at: Timestamp | None
     received: Received
     transfers: list[Transfer]
+    credits: list[Credit] = Field(
+        description="what the payment brought to the balance besides paying what it was for (an excess, a short or"
+        " late transfer, a payment given back, a credit after a check), oldest first"
+    )
+    checks: list[PaymentCheck] = Field(description="checks by the team a transfer to this payment went to")
 
 
 class OrderPayment(PaymentFields):
@@ -184,8 +207,10 @@ class PaymentMethod(Answer):
 
 class TimelineEntry(Answer):
     at: Timestamp
-    kind: str
-    detail: str
+    kind: str = Field(description="the status the order moved to, or a note (payment_reported, rental_ending...)")
+    code: TimelineCode = Field(description="what the entry says, rendered in the customer's language with `params`")
+    params: Params
+    detail: str = Field(description="the same in English")
 
 
 class Rental(Answer):
@@ -234,7 +259,7 @@ class Balance(Answer):
 class LedgerEntry(Answer):
     at: Timestamp
     amount_usd: SignedUsdText = Field(description="a debit is negative")
-    reason: str
+    reason: LedgerReason
     ref: str
 
 
@@ -242,7 +267,9 @@ class Topup(Answer):
     id: str
     amount_usd: UsdText
     status: Literal["credited"] | PaymentStatus
+    created_at: Timestamp
     payment: TopupPayment
+    payments: list[TopupPayment] = Field(description="the top-up's payments, newest first (one today)")
 
 
 class ReviewAudit(Answer):
@@ -285,12 +312,18 @@ class Node(Answer):
 
 class SupportAnswer(Answer):
     at: Timestamp
-    text: str = Field(description="plain text: show it as text, never as HTML")
+    text: str = Field(description="an operator's words, plain text: show it as text, never as HTML; may be empty")
+    code: TimelineCode | None = Field(
+        description="what support says with them: an extension confirmed or refused, a change of configuration"
+        " confirmed (a timeline code, rendered with `params`)"
+    )
+    params: Params
 
 
 class SupportRequestFields(Answer):
     id: str
-    order_id: str
+    order_id: str | None = Field(description="the order it is about; null for a top-up or the account")
+    topup_id: str | None = Field(description="the top-up it is about")
     kind: Literal["incident", "extension", "question"]
     status: Literal["open", "answered"]
     message: str = Field(description="as the customer typed it: show it as text, never as HTML")
@@ -331,7 +364,8 @@ class OperatorSupportRequestPage(Answer):
 
 
 class SupportRequestWithOrder(OperatorSupportRequest):
-    order: Order = Field(description="the request's order with its payments and their transfers")
+    order: Order | None = Field(description="the request's order with its payments and their transfers")
+    topup: Topup | None = Field(description="the request's top-up with its payment and its transfers")
 
 
 class Resource(Answer):

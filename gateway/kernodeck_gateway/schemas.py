@@ -159,9 +159,14 @@ def present_method(method: dict) -> dict:
     return {k: method[k] for k in ("asset", "network", "available", "reason")}
 
 
+NO_OUTCOME = {"credits": [], "reviews": []}
+
+
 def present_payment(payment: dict) -> dict:
-    """Amounts come from payments already as exact decimal text in whole units."""
+    """Amounts come from payments already as exact decimal text in whole units; what the payment brought to the
+    balance as `outcome` (kernodeck_gateway.outcomes), none for a payment just opened."""
     reference = f"{payment['purpose']}_id"  # order_id, topup_id or extension_id
+    outcome = payment.get("outcome", NO_OUTCOME)
     return {
         "id": payment["id"],
         "purpose": payment["purpose"],
@@ -174,6 +179,7 @@ def present_payment(payment: dict) -> dict:
         "amount_usd": format_usd(payment["amount_usd_cents"]),
         "rate": payment["rate"],
         "uri": payment["uri"],
+        "created_at": payment["created_at"],
         "expires_at": payment["expires_at"],
         "status": payment["status"],
         "reported_at": payment["reported_at"],
@@ -191,15 +197,23 @@ def present_payment(payment: dict) -> dict:
             }
             for transfer in payment["transfers"]
         ],
+        "credits": [
+            {"at": c["at"], "amount_usd": format_usd(c["amount_usd_cents"]), "reason": c["reason"]}
+            for c in outcome["credits"]
+        ],
+        "checks": outcome["reviews"],
     }
 
 
 def present_topup(topup: dict) -> dict:
+    payment = present_payment(topup["payment"])
     return {
         "id": topup["id"],
         "amount_usd": format_usd(topup["amount_usd_cents"]),
         "status": topup["status"],
-        "payment": present_payment(topup["payment"]),
+        "created_at": topup["created_at"],
+        "payment": payment,
+        "payments": [payment],
     }
 
 

@@ -24,7 +24,8 @@ DETAIL_FIELDS = (
 class NewSupportRequest(Body):
     # The bounds support enforces, stated here for the OpenAPI document (support still checks every rule,
     # and the secrets: 422 secret_in_request).
-    order_id: StrictStr
+    order_id: StrictStr | None = Field(None, description="the order it is about (an extension needs it)")
+    topup_id: StrictStr | None = Field(None, description="or the top-up; with neither, it is about the account")
     kind: Literal["incident", "extension", "question"]
     message: StrictStr = Field(max_length=4000, description="plain text, never rendered as HTML")
     failed_at: StrictStr | None = Field(None, description="incident: when it failed, RFC 3339 with offset")
@@ -33,7 +34,9 @@ class NewSupportRequest(Body):
     first_error: StrictStr | None = Field(None, max_length=8000, description="incident: the first full error")
     minimal_example: StrictStr | None = Field(None, max_length=8000, description="incident")
     extra_days: StrictInt | None = Field(None, json_schema_extra={"enum": [3, 7, 30]}, description="extension")
-    configuration: StrictStr | None = Field(None, max_length=1000, description="extension: the wanted change")
+    configuration: StrictStr | None = Field(
+        None, max_length=1000, description="extension: the wanted change of configuration (model, lots...)"
+    )
     due_by: StrictStr | None = Field(None, description="extension (required): RFC 3339, within 60 days")
 
     def details(self) -> dict:
@@ -45,6 +48,15 @@ class NewSupportAnswer(Body):
 
 
 class ExtensionConfirmation(Body):
+    note: StrictStr | None = None
+
+
+class ConfigurationConfirmation(Body):
+    """A change of configuration in the catalog's terms: it becomes a new order, priced by the catalog."""
+
+    model: StrictStr = Field(description="a model id of the catalog")
+    lots: StrictInt = Field(ge=1, le=10)
+    duration_days: StrictInt = Field(json_schema_extra={"enum": [3, 7, 30]})
     note: StrictStr | None = None
 
 

@@ -85,16 +85,26 @@ def test_the_password_bounds_hold_on_both_sides(length, valid):
 
 
 def test_presented_answers_match_their_models_and_nothing_more():
-    Order.model_validate(present_order(order_row(), [payment_row()]))
+    entry = {"at": "2025-01-01T00:00:00Z", "kind": "ready", "code": "ready", "params": {"ends_at": "x"}, "detail": "d"}
+    credited = {"credits": [{"at": "2025-01-01T02:00:00Z", "amount_usd_cents": 1234, "reason": "overpayment"}],
+                "reviews": [{"status": "open", "decision": None}]}  # fmt: skip
+    order = present_order(order_row(timeline=[entry]), [payment_row(outcome=credited)])
+    Order.model_validate(order)
+    assert order["payments"][0]["credits"] == [
+        {"at": "2025-01-01T02:00:00Z", "amount_usd": "12.34", "reason": "overpayment"}
+    ]
     Topup.model_validate(
         present_topup(
             {
                 "id": "t1",
                 "amount_usd_cents": 10000,
                 "status": "credited",
+                "created_at": "2025-01-01T00:00:00Z",
                 "payment": payment_row(purpose="topup", order_id=None, topup_id="t1"),
             }
         )
     )
+    with pytest.raises(ValidationError):  # a code the contracts do not declare
+        Order.model_validate(present_order(order_row(timeline=[{**entry, "code": "said_in_english"}]), []))
     with pytest.raises(ValidationError):
         Order.model_validate({**present_order(order_row(), []), "account_id": "a1"})

@@ -70,6 +70,7 @@ def test_a_payment_shows_amounts_as_strings_and_only_its_own_reference():
         "amount_usd": "100.00",
         "rate": "3076.92",
         "uri": "ethereum:0x52908400098527886E0F7030069857D2E4169EE7?value=32500000000000000",
+        "created_at": "2025-01-01T00:00:00Z",
         "expires_at": "2025-01-01T01:00:00Z",
         "status": "confirming",
         "reported_at": None,
@@ -83,14 +84,18 @@ def test_a_payment_shows_amounts_as_strings_and_only_its_own_reference():
                 "status": "confirming",
             }
         ],
+        "credits": [],
+        "checks": [],
     }
 
 
 def test_a_topup_shows_its_payment_with_the_topup_reference():
     topup_payment = payment_row(purpose="topup", order_id=None, topup_id="t1", transfers=[])
-    shown = present_topup({"id": "t1", "amount_usd_cents": 50000, "status": "pending", "payment": topup_payment})
+    shown = present_topup(
+        {"id": "t1", "amount_usd_cents": 50000, "status": "pending", "created_at": "x", "payment": topup_payment}
+    )
     assert shown["amount_usd"] == "500.00"
-    assert shown["payment"]["topup_id"] == "t1"
+    assert shown["payment"]["topup_id"] == "t1" and shown["payments"] == [shown["payment"]]
     assert "order_id" not in shown["payment"]
 
 

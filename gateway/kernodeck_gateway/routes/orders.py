@@ -4,6 +4,7 @@ from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
 from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.outcomes import attach_outcomes
 from kernodeck_gateway.pages import Cursor, Limit, Page
 from kernodeck_gateway.responses import Order, OrderPayment
 from kernodeck_gateway.rpc import RpcClient
@@ -26,6 +27,7 @@ async def with_payments(rpc: RpcClient, account_id: str, order: dict) -> dict:
         access_of(rpc, account_id, [order]),
         extensions_of(rpc, account_id, [order["id"]]),
     )
+    await attach_outcomes(rpc, account_id, payments)
     return present_order(order, payments, access.get(order["id"]), extensions[order["id"]])
 
 
@@ -40,6 +42,7 @@ async def extensions_of(rpc: RpcClient, account_id: str, order_ids: list[str]) -
     found = await rpc.call("support", "list_extensions", account_id, order_ids)
     ids = [extension["id"] for extensions in found.values() for extension in extensions]
     payments = await rpc.call("payments", "list_payments_for_orders", account_id, ids) if ids else {}
+    await attach_outcomes(rpc, account_id, *payments.values())
     return {
         order_id: [present_extension(e, payments.get(e["id"], [])) for e in extensions]
         for order_id, extensions in found.items()
@@ -75,6 +78,7 @@ async def list_orders(caller: CurrentCaller, rpc: Rpc, limit: Limit = None, curs
         access_of(rpc, caller.account_id, orders),
         extensions_of(rpc, caller.account_id, ids),
     )
+    await attach_outcomes(rpc, caller.account_id, *payments.values())
     items = [
         present_order(order, payments[order["id"]], access.get(order["id"]), extensions[order["id"]])
         for order in orders
@@ -93,19 +97,25 @@ async def get_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
 async def cancel_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
     # Payments first: if it is down, the 503 comes before anything is cancelled.
     payments = await rpc.call("payments", "list_order_payments", caller.account_id, order_id)
+    await attach_outcomes(rpc, caller.account_id, payments)
     return present_order(await rpc.call("orders", "cancel_order", caller.account_id, order_id), payments)  # no access
 
 
-@router.post("/{order_id}/payments", status_code=201, responses=refusals(404, 409))
+@router.post("/{order_id}/payments", status_code=201, responses=refusals(404, 409, 422))
 async def create_order_payment(
     order_id: str, body: PaymentMethodChoice, caller: CurrentCaller, rpc: Rpc
 ) -> OrderPayment:
+    """A crypto payment intent for the order: 409 when it is not awaiting payment or its GPUs are not free, 422
+    `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine that
+    cannot be handed over; the order stays as it is)."""
     payment = await rpc.call("payments", "create_order_payment", caller.account_id, order_id, body.asset, body.network)
     return present_payment(payment)
 
 
-@router.post("/{order_id}/pay-with-balance", responses=refusals(404, 409))
+@router.post("/{order_id}/pay-with-balance", responses=refusals(404, 409, 422))
 async def pay_with_balance(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
+    """Debit the order's total from the balance: 409 `insufficient_balance` when it is short, 422
+    `ssh_key_required` as for a crypto payment."""
     await rpc.call("payments", "pay_with_balance", caller.account_id, order_id)
     # The debit is done; orders learns of it from an event. Wait briefly for
     # the order to turn paid, and answer with it as it is either way.

@@ -5,6 +5,7 @@ from fastapi import APIRouter, Response
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
 from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.outcomes import attach_outcomes
 from kernodeck_gateway.responses import Payment, PaymentMethod
 from kernodeck_gateway.schemas import present_method, present_payment
 
@@ -18,12 +19,16 @@ async def list_methods(rpc: Rpc) -> list[PaymentMethod]:
 
 @router.get("/payments/{payment_id}", responses=refusals(404))
 async def get_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Payment:
-    return present_payment(await rpc.call("payments", "get_payment", caller.account_id, payment_id))
+    payment = await rpc.call("payments", "get_payment", caller.account_id, payment_id)
+    await attach_outcomes(rpc, caller.account_id, [payment])
+    return present_payment(payment)
 
 
 @router.post("/payments/{payment_id}/reported", responses=refusals(404, 409))
 async def report_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Payment:
-    return present_payment(await rpc.call("payments", "report_payment", caller.account_id, payment_id))
+    payment = await rpc.call("payments", "report_payment", caller.account_id, payment_id)
+    await attach_outcomes(rpc, caller.account_id, [payment])
+    return present_payment(payment)
 
 
 @router.get(

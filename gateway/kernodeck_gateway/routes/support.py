@@ -1,5 +1,6 @@
-"""Support requests: customers open them about their orders and read the answers; operators answer them,
-confirm or refuse extensions, and see the order's payments and transfers beside a request."""
+"""Support requests: customers open them about an order, a top-up or their account and read the answers; operators
+answer them, confirm or refuse extensions (extra days, or a change of configuration as a new order), and see the
+order's or the top-up's payments and transfers beside a request."""
 
 import asyncio
 from typing import Literal
@@ -8,6 +9,7 @@ from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, CurrentOperator, Rpc
 from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.outcomes import attach_outcomes
 from kernodeck_gateway.pages import Limit
 from kernodeck_gateway.responses import (
     Extension,
@@ -17,8 +19,9 @@ from kernodeck_gateway.responses import (
     SupportRequestPage,
     SupportRequestWithOrder,
 )
-from kernodeck_gateway.schemas import present_order
+from kernodeck_gateway.schemas import present_order, present_topup
 from kernodeck_gateway.support_schemas import (
+    ConfigurationConfirmation,
     ExtensionConfirmation,
     ExtensionRefusal,
     NewSupportAnswer,
@@ -31,10 +34,18 @@ router = APIRouter(prefix="/api/v1", tags=["support"])
 
 @router.post("/support-requests", status_code=201, responses=refusals(404, 409))
 async def open_request(body: NewSupportRequest, caller: CurrentCaller, rpc: Rpc) -> SupportRequest:
-    """Text that looks like a secret (a key, token, password, Authorization header) is refused with 422
+    """About an order (`order_id`), a top-up (`topup_id`) or, with neither, the account; 404 for another's order
+    or top-up. Text that looks like a secret (a key, token, password, Authorization header) is refused with 422
     `secret_in_request`, naming the field, and nothing is stored."""
     return await rpc.call(
-        "support", "open_request", caller.account_id, body.order_id, body.kind, body.message, body.details()
+        "support",
+        "open_request",
+        caller.account_id,
+        body.order_id,
+        body.kind,
+        body.message,
+        body.details(),
+        body.topup_id,
     )
 
 
@@ -60,15 +71,23 @@ async def support_queue(
 
 @router.get("/admin/support-requests/{request_id}", tags=["operations"], responses=refusals(404))
 async def support_request(request_id: str, operator: CurrentOperator, rpc: Rpc) -> SupportRequestWithOrder:
-    """A request with its answers, and its order with the order's payments and their transfers (what a
-    customer who fears paying twice asks about)."""
+    """A request with its answers, and its order with the order's payments and their transfers, or its top-up
+    with its payment (what a customer who fears paying twice asks about)."""
     request = await rpc.call("support", "get_request", request_id, operator=operator.account_id)
-    account_id, order_id = request["account_id"], request["order_id"]
-    order, payments = await asyncio.gather(
-        rpc.call("orders", "get_order", account_id, order_id),
-        rpc.call("payments", "list_order_payments", account_id, order_id),
-    )
-    return {**request, "order": present_order(order, payments)}
+    account_id, order_id, topup_id = request["account_id"], request["order_id"], request["topup_id"]
+    order = topup = None
+    if order_id is not None:
+        found, payments = await asyncio.gather(
+            rpc.call("orders", "get_order", account_id, order_id),
+            rpc.call("payments", "list_order_payments", account_id, order_id),
+        )
+        await attach_outcomes(rpc, account_id, payments)
+        order = present_order(found, payments)
+    if topup_id is not None:
+        found = await rpc.call("payments", "get_topup", account_id, topup_id)
+        await attach_outcomes(rpc, account_id, [found["payment"]])
+        topup = present_topup(found)
+    return {**request, "order": order, "topup": topup}
 
 
 @router.post("/admin/support-requests/{request_id}/answers", tags=["operations"], responses=refusals(404))
@@ -89,6 +108,29 @@ async def confirm_extension(
         "support", "confirm_extension", operator.account_id, request_id, body.note, operator=operator.account_id
     )
     return present_extension(extension, payments=[])  # nothing can have paid it yet
+
+
+@router.post(
+    "/admin/support-requests/{request_id}/confirm-configuration", tags=["operations"], responses=refusals(404, 409)
+)
+async def confirm_configuration(
+    request_id: str, body: ConfigurationConfirmation, operator: CurrentOperator, rpc: Rpc
+) -> OperatorSupportRequest:
+    """Confirm an extension request's change of configuration: a running machine is not rebuilt, so the change is
+    a new order of `model`, `lots` and `duration_days` for the customer, priced by the catalog, delivered with the
+    order's SSH key and preparation; the answer names it, and the customer pays it on its page. 409 when the order
+    is over, the request past its due date or decided, or the catalog cannot deliver the configuration now."""
+    return await rpc.call(
+        "support",
+        "confirm_configuration",
+        operator.account_id,
+        request_id,
+        body.model,
+        body.lots,
+        body.duration_days,
+        body.note,
+        operator=operator.account_id,
+    )
 
 
 @router.post("/admin/support-requests/{request_id}/refuse", tags=["operations"], responses=refusals(404, 409))

@@ -2,6 +2,7 @@ from fastapi import APIRouter
 
 from kernodeck_gateway.auth import CurrentCaller, Rpc
 from kernodeck_gateway.openapi import refusals
+from kernodeck_gateway.outcomes import attach_outcomes
 from kernodeck_gateway.pages import Cursor, Limit, Page, present_page
 from kernodeck_gateway.responses import Topup
 from kernodeck_gateway.schemas import NewTopup, present_topup
@@ -18,4 +19,14 @@ async def create_topup(body: NewTopup, caller: CurrentCaller, rpc: Rpc) -> Topup
 @router.get("")
 async def list_topups(caller: CurrentCaller, rpc: Rpc, limit: Limit = None, cursor: Cursor = None) -> Page[Topup]:
     """The caller's top-ups, newest first, a page at a time."""
-    return present_page(await rpc.call("payments", "list_topups", caller.account_id, limit, cursor), present_topup)
+    page = await rpc.call("payments", "list_topups", caller.account_id, limit, cursor)
+    await attach_outcomes(rpc, caller.account_id, [topup["payment"] for topup in page["items"]])
+    return present_page(page, present_topup)
+
+
+@router.get("/{topup_id}", responses=refusals(404))
+async def get_topup(topup_id: str, caller: CurrentCaller, rpc: Rpc) -> Topup:
+    """One of the caller's top-ups with its payments, so that its instructions can be found again."""
+    topup = await rpc.call("payments", "get_topup", caller.account_id, topup_id)
+    await attach_outcomes(rpc, caller.account_id, [topup["payment"]])
+    return present_topup(topup)
