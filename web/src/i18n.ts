@@ -1,12 +1,26 @@
-// Messages, the chosen language and the formats that go with it (amounts, dates, durations).
+// Messages, the chosen language and the formats that go with it (amounts, dates, durations, plurals).
+//
+// Two catalogues per language make one: the page's own words (messages/<language>.ts) and the services' sentences
+// (libs/contracts' texts/<language>.json: payment statuses, ledger reasons, timeline entries, network names),
+// which notify sends to Telegram and orders writes as the timeline's English `detail`, in the same words.
 import { signal } from "@preact/signals";
-import { en, type Key } from "./messages/en";
+import enServices from "../../libs/contracts/kernodeck_contracts/texts/en.json";
+import idServices from "../../libs/contracts/kernodeck_contracts/texts/id.json";
+import viServices from "../../libs/contracts/kernodeck_contracts/texts/vi.json";
+import { en, type PageKey, type Text } from "./messages/en";
 import { id } from "./messages/id";
 import { vi } from "./messages/vi";
 
-export const LANGUAGES = { en, vi, id } as const;
+export type Key = PageKey | keyof typeof enServices;
+export type Vars = Record<string, string | number>;
+export type { Text };
+
+export const LANGUAGES: Record<"en" | "vi" | "id", Record<Key, Text>> = {
+  en: { ...en, ...enServices },
+  vi: { ...vi, ...viServices },
+  id: { ...id, ...idServices },
+};
 export type Language = keyof typeof LANGUAGES;
-export type { Key };
 
 const STORED = "kd_language";
 const LOCALES: Record<Language, string> = { en: "en-US", vi: "vi-VN", id: "id-ID" };
@@ -30,20 +44,46 @@ export function setLanguage(next: Language): void {
   language.value = next;
 }
 
-export function t(key: Key, vars: Record<string, string | number> = {}): string {
-  const text: string = LANGUAGES[language.value][key];
-  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
+/** A message with its values put in; a plural takes the form the language's rule gives its count. */
+export function t(key: Key, vars: Vars = {}): string {
+  const text = LANGUAGES[language.value][key];
+  const form =
+    typeof text === "string"
+      ? text
+      : (text as Record<string, string>)[new Intl.PluralRules(LOCALES[language.value]).select(Number(vars[text.count]))] ??
+        text.other;
+  return form.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
 }
 
-/** A key the API decides (a status, a timeline kind): its message when there is one, else the raw text. */
+/** A key the API decides (an error code, a resource): its message when there is one, else the raw text. */
 export function tOr(key: string, fallback: string): string {
-  return key in en ? t(key as Key) : fallback;
+  return key in LANGUAGES.en ? t(key as Key) : fallback;
 }
 
 /** A code's message when there is one, else null. */
 export function tKnown(key: string): string | null {
-  return key in en ? t(key as Key) : null;
+  return key in LANGUAGES.en ? t(key as Key) : null;
 }
+
+/**
+ * A services' sentence (a timeline entry, a support answer) with its parameters shown by their names, as the
+ * services' catalogue says: `network` by its name, `*_at` and `due_by` as a local time, `*_usd` as money.
+ */
+export function said(key: Key, params: Vars): string {
+  const shown: Vars = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (name === "network") shown[name] = networkName(String(value));
+    else if (name.endsWith("_at") || name === "due_by") shown[name] = dateTime(String(value));
+    else if (name.endsWith("_usd")) shown[name] = usd(String(value));
+    else shown[name] = value;
+  }
+  return t(key, shown);
+}
+
+export const networkName = (network: string) => tOr(`network.${network}`, network);
+
+/** "USDT on Tron": an asset and the network it is sent on. */
+export const methodName = (asset: string, network: string) => t("method", { asset, network: networkName(network) });
 
 /** "1234.50" (the API's USD text) as money in the current language. */
 export function usd(text: string): string {

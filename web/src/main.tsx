@@ -8,6 +8,7 @@ import { OrderPage } from "./pages/Order";
 import { Orders } from "./pages/Orders";
 import { Resources } from "./pages/Resources";
 import { Support } from "./pages/Support";
+import { TopupPage } from "./pages/Topup";
 import { match, path } from "./router";
 import { account, refreshAccount } from "./session";
 
@@ -20,6 +21,7 @@ const PAGES: Page[] = [
   { pattern: "/orders", view: () => <Orders />, private: true },
   { pattern: "/orders/:id", view: ({ id }) => <OrderPage id={id} />, private: true },
   { pattern: "/balance", view: () => <Balance />, private: true },
+  { pattern: "/topups/:id", view: ({ id }) => <TopupPage id={id} />, private: true },
   { pattern: "/account", view: () => <Account />, private: true },
   { pattern: "/support", view: () => <Support />, private: true },
   { pattern: "/resources", view: () => <Resources /> },

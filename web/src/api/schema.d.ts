@@ -145,8 +145,8 @@ export interface paths {
         };
         /**
          * Support Request
-         * @description A request with its answers, and its order with the order's payments and their transfers (what a
-         *     customer who fears paying twice asks about).
+         * @description A request with its answers, and its order with the order's payments and their transfers, or its top-up
+         *     with its payment (what a customer who fears paying twice asks about).
          */
         get: operations["support_request_api_v1_admin_support_requests__request_id__get"];
         put?: never;
@@ -188,6 +188,29 @@ export interface paths {
          * @description Confirm an extension request: priced from the catalog, then payable by the customer on the order.
          */
         post: operations["confirm_extension_api_v1_admin_support_requests__request_id__confirm_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/support-requests/{request_id}/confirm-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm Configuration
+         * @description Confirm an extension request's change of configuration: a running machine is not rebuilt, so the change is
+         *     a new order of `model`, `lots` and `duration_days` for the customer, priced by the catalog, delivered with the
+         *     order's SSH key and preparation; the answer names it, and the customer pays it on its page. 409 when the order
+         *     is over, the request past its due date or decided, or the catalog cannot deliver the configuration now.
+         */
+        post: operations["confirm_configuration_api_v1_admin_support_requests__request_id__confirm_configuration_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -432,7 +455,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pay With Balance */
+        /**
+         * Pay With Balance
+         * @description Debit the order's total from the balance: 409 `insufficient_balance` when it is short, 422
+         *     `ssh_key_required` as for a crypto payment.
+         */
         post: operations["pay_with_balance_api_v1_orders__order_id__pay_with_balance_post"];
         delete?: never;
         options?: never;
@@ -449,7 +476,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create Order Payment */
+        /**
+         * Create Order Payment
+         * @description A crypto payment intent for the order: 409 when it is not awaiting payment or its GPUs are not free, 422
+         *     `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine that
+         *     cannot be handed over; the order stays as it is).
+         */
         post: operations["create_order_payment_api_v1_orders__order_id__payments_post"];
         delete?: never;
         options?: never;
@@ -648,7 +680,8 @@ export interface paths {
         put?: never;
         /**
          * Open Request
-         * @description Text that looks like a secret (a key, token, password, Authorization header) is refused with 422
+         * @description About an order (`order_id`), a top-up (`topup_id`) or, with neither, the account; 404 for another's order
+         *     or top-up. Text that looks like a secret (a key, token, password, Authorization header) is refused with 422
          *     `secret_in_request`, naming the field, and nothing is stored.
          */
         post: operations["open_request_api_v1_support_requests_post"];
@@ -673,6 +706,26 @@ export interface paths {
         put?: never;
         /** Create Topup */
         post: operations["create_topup_api_v1_topups_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/topups/{topup_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Topup
+         * @description One of the caller's top-ups with its payments, so that its instructions can be found again.
+         */
+        get: operations["get_topup_api_v1_topups__topup_id__get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -784,9 +837,15 @@ export interface components {
             at: string;
             /** Author Id */
             author_id: string;
+            /** @description what support says with them: an extension confirmed or refused, a change of configuration confirmed (a timeline code, rendered with `params`) */
+            code: components["schemas"]["TimelineCode"] | null;
+            /** Params */
+            params: {
+                [key: string]: string | number;
+            };
             /**
              * Text
-             * @description plain text: show it as text, never as HTML
+             * @description an operator's words, plain text: show it as text, never as HTML; may be empty
              */
             text: string;
         };
@@ -807,12 +866,47 @@ export interface components {
             /** Preparations */
             preparations: components["schemas"]["Preparation"][];
         };
+        /**
+         * ConfigurationConfirmation
+         * @description A change of configuration in the catalog's terms: it becomes a new order, priced by the catalog.
+         */
+        ConfigurationConfirmation: {
+            /**
+             * Duration Days
+             * @enum {integer}
+             */
+            duration_days: 3 | 7 | 30;
+            /** Lots */
+            lots: number;
+            /**
+             * Model
+             * @description a model id of the catalog
+             */
+            model: string;
+            /** Note */
+            note?: string | null;
+        };
         /** Credentials */
         Credentials: {
             /** Email */
             email: string;
             /** Password */
             password: string;
+        };
+        /** Credit */
+        Credit: {
+            /** Amount Usd */
+            amount_usd: string;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /**
+             * Reason
+             * @enum {string}
+             */
+            reason: "topup" | "overpayment" | "underpayment" | "late_transfer" | "refused_payment" | "review_credit" | "order_payment";
         };
         /** Extension */
         Extension: {
@@ -861,6 +955,21 @@ export interface components {
             amount_usd: string;
             /** Asset */
             asset: string;
+            /**
+             * Checks
+             * @description checks by the team a transfer to this payment went to
+             */
+            checks: components["schemas"]["PaymentCheck"][];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Credits
+             * @description what the payment brought to the balance besides paying what it was for (an excess, a short or late transfer, a payment given back, a credit after a check), oldest first
+             */
+            credits: components["schemas"]["Credit"][];
             /**
              * Expires At
              * Format: date-time
@@ -943,8 +1052,11 @@ export interface components {
              * Format: date-time
              */
             at: string;
-            /** Reason */
-            reason: string;
+            /**
+             * Reason
+             * @enum {string}
+             */
+            reason: "topup" | "overpayment" | "underpayment" | "late_transfer" | "refused_payment" | "review_credit" | "order_payment";
             /** Ref */
             ref: string;
         };
@@ -1031,7 +1143,7 @@ export interface components {
         NewSupportRequest: {
             /**
              * Configuration
-             * @description extension: the wanted change
+             * @description extension: the wanted change of configuration (model, lots...)
              */
             configuration?: string | null;
             /**
@@ -1075,8 +1187,16 @@ export interface components {
              * @description incident
              */
             minimal_example?: string | null;
-            /** Order Id */
-            order_id: string;
+            /**
+             * Order Id
+             * @description the order it is about (an extension needs it)
+             */
+            order_id?: string | null;
+            /**
+             * Topup Id
+             * @description or the top-up; with neither, it is about the account
+             */
+            topup_id?: string | null;
             /**
              * Versions
              * @description incident: interpreter, framework...
@@ -1183,13 +1303,21 @@ export interface components {
             message: string;
             /** Minimal Example */
             minimal_example: string | null;
-            /** Order Id */
-            order_id: string;
+            /**
+             * Order Id
+             * @description the order it is about; null for a top-up or the account
+             */
+            order_id: string | null;
             /**
              * Status
              * @enum {string}
              */
             status: "open" | "answered";
+            /**
+             * Topup Id
+             * @description the top-up it is about
+             */
+            topup_id: string | null;
             /**
              * Updated At
              * Format: date-time
@@ -1272,6 +1400,21 @@ export interface components {
             amount_usd: string;
             /** Asset */
             asset: string;
+            /**
+             * Checks
+             * @description checks by the team a transfer to this payment went to
+             */
+            checks: components["schemas"]["PaymentCheck"][];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Credits
+             * @description what the payment brought to the balance besides paying what it was for (an excess, a short or late transfer, a payment given back, a credit after a check), oldest first
+             */
+            credits: components["schemas"]["Credit"][];
             /**
              * Expires At
              * Format: date-time
@@ -1356,6 +1499,16 @@ export interface components {
             items: components["schemas"]["Topup"][];
             /** Next Cursor */
             next_cursor: string | null;
+        };
+        /** PaymentCheck */
+        PaymentCheck: {
+            /** Decision */
+            decision: ("credit_to_balance" | "refunded_off_system" | "dismissed") | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "resolved";
         };
         /** PaymentMethod */
         PaymentMethod: {
@@ -1588,9 +1741,15 @@ export interface components {
              * Format: date-time
              */
             at: string;
+            /** @description what support says with them: an extension confirmed or refused, a change of configuration confirmed (a timeline code, rendered with `params`) */
+            code: components["schemas"]["TimelineCode"] | null;
+            /** Params */
+            params: {
+                [key: string]: string | number;
+            };
             /**
              * Text
-             * @description plain text: show it as text, never as HTML
+             * @description an operator's words, plain text: show it as text, never as HTML; may be empty
              */
             text: string;
         };
@@ -1634,13 +1793,21 @@ export interface components {
             message: string;
             /** Minimal Example */
             minimal_example: string | null;
-            /** Order Id */
-            order_id: string;
+            /**
+             * Order Id
+             * @description the order it is about; null for a top-up or the account
+             */
+            order_id: string | null;
             /**
              * Status
              * @enum {string}
              */
             status: "open" | "answered";
+            /**
+             * Topup Id
+             * @description the top-up it is about
+             */
+            topup_id: string | null;
             /**
              * Updated At
              * Format: date-time
@@ -1699,14 +1866,24 @@ export interface components {
             /** Minimal Example */
             minimal_example: string | null;
             /** @description the request's order with its payments and their transfers */
-            order: components["schemas"]["Order"];
-            /** Order Id */
-            order_id: string;
+            order: components["schemas"]["Order"] | null;
+            /**
+             * Order Id
+             * @description the order it is about; null for a top-up or the account
+             */
+            order_id: string | null;
             /**
              * Status
              * @enum {string}
              */
             status: "open" | "answered";
+            /** @description the request's top-up with its payment and its transfers */
+            topup: components["schemas"]["Topup"] | null;
+            /**
+             * Topup Id
+             * @description the top-up it is about
+             */
+            topup_id: string | null;
             /**
              * Updated At
              * Format: date-time
@@ -1725,6 +1902,11 @@ export interface components {
             /** Language */
             language?: ("en" | "vi" | "id") | null;
         };
+        /**
+         * TimelineCode
+         * @enum {string}
+         */
+        TimelineCode: "order_recorded" | "payment_reported" | "paid_crypto" | "paid_balance" | "preparing" | "ready" | "ended" | "cancelled_by_customer" | "cancelled_unpaid" | "failed_no_ssh_key" | "failed_no_node" | "failed_capacity_lost" | "failed" | "rental_ending" | "rental_extended" | "support_incident" | "support_question" | "support_extension" | "support_answered" | "extension_confirmed" | "extension_refused" | "extension_paid" | "configuration_confirmed" | "note";
         /** TimelineEntry */
         TimelineEntry: {
             /**
@@ -1732,18 +1914,40 @@ export interface components {
              * Format: date-time
              */
             at: string;
-            /** Detail */
+            /** @description what the entry says, rendered in the customer's language with `params` */
+            code: components["schemas"]["TimelineCode"];
+            /**
+             * Detail
+             * @description the same in English
+             */
             detail: string;
-            /** Kind */
+            /**
+             * Kind
+             * @description the status the order moved to, or a note (payment_reported, rental_ending...)
+             */
             kind: string;
+            /** Params */
+            params: {
+                [key: string]: string | number;
+            };
         };
         /** Topup */
         Topup: {
             /** Amount Usd */
             amount_usd: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
             /** Id */
             id: string;
             payment: components["schemas"]["TopupPayment"];
+            /**
+             * Payments
+             * @description the top-up's payments, newest first (one today)
+             */
+            payments: components["schemas"]["TopupPayment"][];
             /** Status */
             status: "credited" | ("awaiting_transfer" | "seen" | "confirming" | "settled" | "expired" | "underpaid" | "overpaid" | "late" | "in_review");
         };
@@ -1759,6 +1963,21 @@ export interface components {
             amount_usd: string;
             /** Asset */
             asset: string;
+            /**
+             * Checks
+             * @description checks by the team a transfer to this payment went to
+             */
+            checks: components["schemas"]["PaymentCheck"][];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Credits
+             * @description what the payment brought to the balance besides paying what it was for (an excess, a short or late transfer, a payment given back, a credit after a check), oldest first
+             */
+            credits: components["schemas"]["Credit"][];
             /**
              * Expires At
              * Format: date-time
@@ -2634,6 +2853,104 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Extension"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirm_configuration_api_v1_admin_support_requests__request_id__confirm_configuration_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigurationConfirmation"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSupportRequest"];
                 };
             };
             /** @description Bad request */
@@ -4557,6 +4874,64 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_topup_api_v1_topups__topup_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                topup_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topup"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -130,6 +130,7 @@ export function Login() {
           {t("login.submit")}
         </button>
       </form>
+      <p class="notice" data-testid="no-reset">{t("login.noReset")}</p>
       <p>
         <a href={`#/register?next=${encodeURIComponent(next())}`}>{t("login.noAccount")}</a>
       </p>

@@ -1,24 +1,22 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, must, type Problem, type Schemas } from "../api/client";
 import { More } from "../components/More";
-import { Instructions, MethodChooser } from "../components/Payment";
+import { MethodChooser } from "../components/Payment";
 import { ProblemNotice } from "../components/ProblemNotice";
-import { dateTime, t, tKnown, usd } from "../i18n";
-import { useLive } from "../live";
+import { dateTime, methodName, t, usd } from "../i18n";
 import { usePaged } from "../paging";
+import { go } from "../router";
 
 const AMOUNTS = ["100", "500", "2000", "10000"] as const;
 
 export function Balance() {
   const [balance, setBalance] = useState<Schemas["Balance"] | null>(null);
   const [amount, setAmount] = useState<(typeof AMOUNTS)[number]>("100");
-  const [paying, setPaying] = useState<string | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
   const ledger = usePaged((query) => must(api.GET("/api/v1/me/ledger", { params: { query } })), setProblem);
   const topups = usePaged((query) => must(api.GET("/api/v1/topups", { params: { query } })), setProblem);
   const loadBalance = () => must(api.GET("/api/v1/me/balance")).then(setBalance, setProblem);
-  const reload = () => Promise.all([loadBalance(), ledger.reload(), topups.reload()]);
   useEffect(() => {
     loadBalance();
   }, []);
@@ -27,8 +25,7 @@ export function Balance() {
     setBusy(true);
     try {
       const topup = await must(api.POST("/api/v1/topups", { body: { amount_usd: amount, asset: m.asset, network: m.network } }));
-      setPaying(topup.payment.id);
-      setProblem(null);
+      go(`/topups/${topup.id}`); // its own page, where its instructions can be found again
     } catch (p) {
       setProblem(p as Problem);
     } finally {
@@ -51,24 +48,18 @@ export function Balance() {
       <section class="card" aria-labelledby="topup-title">
         <h2 id="topup-title">{t("topup.title")}</h2>
         <p>{t("topup.intro")}</p>
-        {paying ? (
-          <TopupPayment id={paying} onSettled={reload} />
-        ) : (
-          <>
-            <fieldset class="field">
-              <legend>{t("topup.amount")}</legend>
-              <div class="choices">
-                {AMOUNTS.map((a) => (
-                  <label key={a} class="choice">
-                    <input type="radio" name="amount" value={a} checked={amount === a} onChange={() => setAmount(a)} />
-                    <span>{usd(a)}</span>
-                  </label>
-                ))}
-              </div>
-            </fieldset>
-            <MethodChooser onChoose={topUp} busy={busy} />
-          </>
-        )}
+        <fieldset class="field">
+          <legend>{t("topup.amount")}</legend>
+          <div class="choices">
+            {AMOUNTS.map((a) => (
+              <label key={a} class="choice">
+                <input type="radio" name="amount" value={a} checked={amount === a} onChange={() => setAmount(a)} />
+                <span>{usd(a)}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <MethodChooser onChoose={topUp} busy={busy} />
       </section>
       <section class="card" aria-labelledby="ledger-title">
         <h2 id="ledger-title">{t("ledger.title")}</h2>
@@ -86,7 +77,7 @@ export function Balance() {
               {ledger.items.map((e) => (
                 <tr key={e.at + e.ref}>
                   <td>{dateTime(e.at)}</td>
-                  <td>{tKnown(`ledger.reason.${e.reason}`) ?? e.reason}</td>
+                  <td>{t(`ledger.${e.reason}`)}</td>
                   <td class="number">{usd(e.amount_usd)}</td>
                 </tr>
               ))}
@@ -98,10 +89,19 @@ export function Balance() {
       {topups.items?.length ? (
         <section class="card" aria-labelledby="topups-title">
           <h2 id="topups-title">{t("topups.title")}</h2>
-          <ul class="list">
+          <ul class="list" data-testid="topups">
             {topups.items.map((topup) => (
-              <li key={topup.id}>
-                {usd(topup.amount_usd)} · {topup.payment.asset} · {topup.status === "credited" ? t("topup.credited") : t(`payment.${topup.status}`)}
+              <li key={topup.id} class="row">
+                <a href={`#/topups/${topup.id}`}>
+                  {t("topups.line", {
+                    amount: usd(topup.amount_usd),
+                    method: methodName(topup.payment.asset, topup.payment.network),
+                    date: dateTime(topup.created_at),
+                  })}
+                </a>
+                <span class="badge" data-status={topup.status}>
+                  {topup.status === "credited" ? t("topup.credited") : t(`payment.${topup.status}`)}
+                </span>
               </li>
             ))}
           </ul>
@@ -110,14 +110,4 @@ export function Balance() {
       ) : null}
     </section>
   );
-}
-
-function TopupPayment({ id, onSettled }: { id: string; onSettled: () => void }) {
-  const load = () => must(api.GET("/api/v1/payments/{payment_id}", { params: { path: { payment_id: id } } }));
-  const finished = (p: { status: string }) => !["awaiting_transfer", "seen", "confirming"].includes(p.status);
-  const live = useLive(load, (p) => ["seen", "confirming"].includes(p.status) || p.reported_at !== null, finished, id);
-  useEffect(() => {
-    if (live.value && finished(live.value)) onSettled();
-  }, [live.value?.status]);
-  return live.value ? <Instructions payment={live.value} onChanged={live.refresh} /> : <p>{t("common.loading")}</p>;
 }

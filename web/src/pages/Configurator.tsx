@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, must, type Problem, type Schemas } from "../api/client";
 import { Field, fieldError } from "../components/Field";
 import { ProblemNotice } from "../components/ProblemNotice";
-import { integer, t, usd } from "../i18n";
+import { integer, t, tOr, usd } from "../i18n";
 import { go } from "../router";
 import { account } from "../session";
 
@@ -105,6 +105,7 @@ export function Configurator() {
                       backend: m.backend.toUpperCase(),
                       memory: m.memory_gb_per_gpu,
                       gpus: m.gpus_per_lot,
+                      free: t("catalog.lotsFree", { n: m.available_lots }),
                     })}
                   </option>
                 ))}
@@ -144,7 +145,12 @@ export function Configurator() {
               />
             )}
           </Field>
-          <Field id="preparation" label={t("config.preparation")} error={fieldError(problem, "preparation")}>
+          <Field
+            id="preparation"
+            label={t("config.preparation")}
+            hint={`${preparationText(catalog, config.preparation)} ${t("config.preparationHint")}`}
+            error={fieldError(problem, "preparation")}
+          >
             {(d) => (
               <select
                 id="preparation"
@@ -153,7 +159,7 @@ export function Configurator() {
                 onChange={(e) => update({ preparation: e.currentTarget.value })}
               >
                 {catalog.preparations.map((p) => (
-                  <option value={p.id} key={p.id} title={p.description}>
+                  <option value={p.id} key={p.id}>
                     {p.name}
                   </option>
                 ))}
@@ -205,6 +211,11 @@ export function Configurator() {
   );
 }
 
+/** A preparation's description in the page's language; the catalog's own words for one the page does not know. */
+function preparationText(catalog: Schemas["Catalog"], id: string): string {
+  return tOr(`preparation.${id}`, catalog.preparations.find((p) => p.id === id)?.description ?? "");
+}
+
 function Summary({ quote, model, catalog }: { quote: Schemas["Quote"] | null; model: Schemas["GpuModel"]; catalog: Schemas["Catalog"] }) {
   if (!quote) return <aside class="card summary" aria-live="polite" />;
   const preparation = catalog.preparations.find((p) => p.id === quote.preparation)?.name ?? quote.preparation;
@@ -222,7 +233,7 @@ function Summary({ quote, model, catalog }: { quote: Schemas["Quote"] | null; mo
         <dd>{integer(quote.lots)}</dd>
         <dt>{t("summary.totalCards")}</dt>
         <dd data-testid="total-gpus">
-          {t("summary.cards", { total: integer(quote.total_gpus), lots: quote.lots, per: quote.gpus_per_lot })}
+          {t("summary.cards", { total: quote.total_gpus, lots: quote.lots, per: quote.gpus_per_lot })}
         </dd>
         <dt>{t("summary.preparation")}</dt>
         <dd>{preparation}</dd>

@@ -1,11 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, must, type Problem, type Schemas } from "../api/client";
 import { Copyable } from "../components/Copy";
-import { ACTIVE, Instructions, MethodChooser } from "../components/Payment";
+import { Instructions, MethodChooser, PaymentHistory, standing, Stuck } from "../components/Payment";
 import { ProblemNotice } from "../components/ProblemNotice";
-import { dateTime, t, tOr, usd } from "../i18n";
+import { dateTime, said, t, usd, type Key } from "../i18n";
 import { useLive } from "../live";
-import { timelineDetail } from "../said";
 import { describe } from "./Orders";
 
 type Order = Schemas["Order"];
@@ -17,10 +16,9 @@ const urgent = (o: Order) =>
   ["paid", "provisioning"].includes(o.status) ||
   [...o.payments, ...o.extensions.flatMap((e) => e.payments)].some(onItsWay);
 
-function currentPayment(order: Order) {
-  const newest = [...order.payments].sort((a, b) => b.expires_at.localeCompare(a.expires_at));
-  return newest.find((p) => ACTIVE.includes(p.status)) ?? newest.find((p) => p.status !== "expired") ?? null;
-}
+/** A timeline entry (or a support answer) in the customer's language, from its code and parameters. */
+export const entryText = (entry: { code: string; params: Record<string, string | number> }) =>
+  said(`timeline.${entry.code}` as Key, entry.params);
 
 export function OrderPage({ id }: { id: string }) {
   const load = () => must(api.GET("/api/v1/orders/{order_id}", { params: { path: { order_id: id } } }));
@@ -29,9 +27,11 @@ export function OrderPage({ id }: { id: string }) {
   const [busy, setBusy] = useState(false);
   const [balance, setBalance] = useState<Schemas["Balance"] | null>(null);
   const order = live.value;
+  // The balance again whenever a payment moves: a short or late transfer is credited to it.
+  const moves = order?.payments.map((p) => p.status + p.credits.length).join() ?? "";
   useEffect(() => {
     api.GET("/api/v1/me/balance").then(({ data }) => setBalance(data ?? null));
-  }, [id]);
+  }, [id, moves]);
   if (!order) return live.failure ? <ProblemNotice problem={live.failure as Problem} /> : <p>{t("common.loading")}</p>;
 
   const act = async (call: () => Promise<unknown>) => {
@@ -49,9 +49,11 @@ export function OrderPage({ id }: { id: string }) {
   const path = { params: { path: { order_id: id } } };
   const choose = (m: Schemas["PaymentMethod"]) =>
     act(() => must(api.POST("/api/v1/orders/{order_id}/payments", { ...path, body: { asset: m.asset, network: m.network } })));
-  const payment = currentPayment(order);
   const unpaid = order.status === "awaiting_payment";
-  const choosing = unpaid && (!payment || !ACTIVE.includes(payment.status));
+  // While a payment is in flight its instructions stand; after one that did not complete, the customer writes to
+  // support rather than sending a second transfer: the methods are offered only when neither is the case.
+  const { active, stuck } = standing(order.payments);
+  const choosing = unpaid && !active && !stuck;
 
   return (
     <section aria-labelledby="order-title" data-order={order.id}>
@@ -68,6 +70,11 @@ export function OrderPage({ id }: { id: string }) {
       </p>
       {order.status === "failed" && <p class="notice problem">{t("order.failedHelp")}</p>}
       <ProblemNotice problem={problem} />
+      {problem?.code === "ssh_key_required" && (
+        <p>
+          <a href="#/account">{t("pay.toAccount")}</a>
+        </p>
+      )}
       {order.access && <Access access={order.access} />}
       {order.rental && (
         <section class="card" aria-labelledby="rental-title">
@@ -82,11 +89,11 @@ export function OrderPage({ id }: { id: string }) {
           </dl>
         </section>
       )}
-      {payment && !choosing && <Instructions payment={payment} onChanged={live.refresh} />}
-      {choosing && (
+      {unpaid && !active && stuck && <Stuck about="order" link={`#/support?order=${order.id}`} />}
+      {unpaid && !active && (
         <section class="card" aria-labelledby="pay-title">
           <h2 id="pay-title">{t("pay.title")}</h2>
-          <MethodChooser onChoose={choose} busy={busy} />
+          {choosing && <MethodChooser onChoose={choose} busy={busy} />}
           {balance && (
             <p>
               <button
@@ -101,6 +108,7 @@ export function OrderPage({ id }: { id: string }) {
           )}
         </section>
       )}
+      <PaymentHistory payments={order.payments} onChanged={live.refresh} />
       {order.extensions.length > 0 && (
         <section class="card" aria-labelledby="extensions-title">
           <h2 id="extensions-title">{t("extensions.title")}</h2>
@@ -120,17 +128,13 @@ export function OrderPage({ id }: { id: string }) {
         </section>
       )}
       <section class="card" aria-labelledby="timeline-title">
-        <h2 id="timeline-title">{t("timeline.title")}</h2>
+        <h2 id="timeline-title">{t("order.timeline")}</h2>
         <ol class="timeline" data-testid="timeline">
-          {order.timeline.map((entry) => {
-            const detail = timelineDetail(entry);
-            return (
-              <li key={entry.at + entry.kind} data-kind={entry.kind}>
-                <time dateTime={entry.at}>{dateTime(entry.at)}</time> {tOr(`timeline.${entry.kind}`, entry.kind)}
-                {detail && <small> — {detail}</small>}
-              </li>
-            );
-          })}
+          {order.timeline.map((entry, index) => (
+            <li key={index} data-kind={entry.kind} data-code={entry.code}>
+              <time dateTime={entry.at}>{dateTime(entry.at)}</time> {entryText(entry)}
+            </li>
+          ))}
         </ol>
       </section>
       <p>
@@ -164,8 +168,9 @@ function ExtensionPayment({ extension, balance, onChanged }: { extension: Schema
       setBusy(false);
     }
   };
-  const live = extension.payments.find((p) => ACTIVE.includes(p.status));
-  if (live) return <Instructions payment={live} onChanged={onChanged} />;
+  const { active, stuck } = standing(extension.payments);
+  if (active) return <Instructions payment={active} onChanged={onChanged} />;
+  if (stuck) return <PaymentHistory payments={extension.payments} onChanged={onChanged} />;
   return (
     <div class="extension-payment">
       <ProblemNotice problem={problem} />

@@ -3,7 +3,18 @@ import { api, must, type Problem, type Schemas } from "../api/client";
 import { ProblemNotice } from "../components/ProblemNotice";
 import { t, tOr, type Key } from "../i18n";
 
-const GUIDANCE: Key[] = ["guide.memory", "guide.several", "guide.checkpoints", "guide.export"];
+// The seeds' guidance, in the order a job meets it.
+const GUIDANCE: Key[] = [
+  "guide.measure",
+  "guide.several",
+  "guide.lot",
+  "guide.duration",
+  "guide.oom",
+  "guide.resume",
+  "guide.monitor",
+  "guide.export",
+  "guide.decision",
+];
 
 export function Resources() {
   const [resources, setResources] = useState<Schemas["Resource"][]>([]);

@@ -3,33 +3,35 @@ import { api, must, type Problem, type Schemas } from "../api/client";
 import { Field, fieldError } from "../components/Field";
 import { More } from "../components/More";
 import { ProblemNotice } from "../components/ProblemNotice";
-import { dateTime, t, type Key } from "../i18n";
+import { dateTime, methodName, t, usd, type Key } from "../i18n";
 import { usePaged } from "../paging";
 import { path } from "../router";
-import { answerText } from "../said";
+import { entryText } from "./Order";
 import { describe } from "./Orders";
 
 type NewRequest = Schemas["NewSupportRequest"];
 type Kind = NewRequest["kind"];
-const KINDS: Kind[] = ["incident", "extension", "question"];
+type Subject = "order" | "topup" | "account";
+const SUBJECTS: Subject[] = ["order", "topup", "account"];
 const INCIDENT_TEXTS = ["launch_command", "versions", "first_error", "minimal_example"] as const;
-// The orders to choose from: the API's largest page of the newest ones.
-const ORDERS_TO_CHOOSE = 200;
+// The orders and top-ups to choose from: the API's largest page of the newest ones.
+const NEWEST = { limit: 200 };
 
 export function Support() {
-  const [orders, setOrders] = useState<Schemas["Order"][]>([]);
+  const [orders, setOrders] = useState<Schemas["Order"][] | null>(null);
+  const [topups, setTopups] = useState<Schemas["Topup"][] | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const requests = usePaged((query) => must(api.GET("/api/v1/support-requests", { params: { query } })), setProblem);
   useEffect(() => {
-    const query = { limit: ORDERS_TO_CHOOSE };
-    must(api.GET("/api/v1/orders", { params: { query } })).then((page) => setOrders(page.items), setProblem);
+    must(api.GET("/api/v1/orders", { params: { query: NEWEST } })).then((page) => setOrders(page.items), setProblem);
+    must(api.GET("/api/v1/topups", { params: { query: NEWEST } })).then((page) => setTopups(page.items), setProblem);
   }, []);
   return (
     <section aria-labelledby="support-title">
       <h1 id="support-title">{t("support.title")}</h1>
       <p>{t("support.intro")}</p>
       <ProblemNotice problem={problem} />
-      {orders.length > 0 && <RequestForm orders={orders} onSent={requests.reload} />}
+      {orders && topups && <RequestForm orders={orders} topups={topups} onSent={requests.reload} />}
       <section class="card" aria-labelledby="requests-title">
         <h2 id="requests-title">{t("support.mine")}</h2>
         {requests.items?.length === 0 && <p>{t("support.none")}</p>}
@@ -37,7 +39,7 @@ export function Support() {
           {requests.items?.map((request) => (
             <li key={request.id} class="request" data-request={request.id}>
               <p>
-                <strong>{t(`support.kind.${request.kind}`)}</strong> · <code>{request.order_id}</code> ·{" "}
+                <strong>{t(`support.kind.${request.kind}`)}</strong> · <About request={request} /> ·{" "}
                 <span class="badge">{t(`support.status.${request.status}`)}</span>
                 {request.decision && <> · <span class="badge">{t(`support.decision.${request.decision}`)}</span></>}
               </p>
@@ -45,7 +47,13 @@ export function Support() {
               {request.answers.map((answer) => (
                 <blockquote key={answer.at}>
                   <p class="hint">{t("support.answer", { date: dateTime(answer.at) })}</p>
-                  <p class="text">{answerText(answer.text)}</p>
+                  {answer.code && <p data-code={answer.code}>{entryText({ code: answer.code, params: answer.params })}</p>}
+                  {answer.code === "configuration_confirmed" && (
+                    <p>
+                      <a href={`#/orders/${answer.params.new_order_id}`}>{t("support.newOrder")}</a>
+                    </p>
+                  )}
+                  {answer.text && answer.code !== "extension_refused" && <p class="text">{answer.text}</p>}
                 </blockquote>
               ))}
             </li>
@@ -57,17 +65,28 @@ export function Support() {
   );
 }
 
-function RequestForm({ orders, onSent }: { orders: Schemas["Order"][]; onSent: () => void }) {
-  const asked = new URLSearchParams(path.value.split("?")[1] ?? "").get("order");
-  const blank = { order_id: asked ?? orders[0].id, kind: "question" as Kind, message: "" };
+function About({ request }: { request: Schemas["SupportRequest"] }) {
+  if (request.order_id) return <a href={`#/orders/${request.order_id}`}>{t("support.aboutOrder", { id: request.order_id })}</a>;
+  if (request.topup_id) return <a href={`#/topups/${request.topup_id}`}>{t("support.aboutTopup", { id: request.topup_id })}</a>;
+  return <>{t("support.aboutAccount")}</>;
+}
+
+function RequestForm({ orders, topups, onSent }: { orders: Schemas["Order"][]; topups: Schemas["Topup"][]; onSent: () => void }) {
+  const asked = new URLSearchParams(path.value.split("?")[1] ?? "");
+  const subjectAsked: Subject = asked.get("topup") ? "topup" : asked.get("order") || orders.length ? "order" : "account";
+  const [subject, setSubject] = useState<Subject>(subjectAsked);
+  const blank = { kind: "question" as Kind, message: "" };
   const [request, setRequest] = useState<NewRequest>(blank);
+  const [orderId, setOrderId] = useState(asked.get("order") ?? orders[0]?.id ?? "");
+  const [topupId, setTopupId] = useState(asked.get("topup") ?? topups[0]?.id ?? "");
   const [problem, setProblem] = useState<Problem | null>(null);
   const [sent, setSent] = useState(false);
   const update = (change: Partial<NewRequest>) => (setRequest({ ...request, ...change }), setSent(false));
+  const about = subject === "order" ? { order_id: orderId } : subject === "topup" ? { topup_id: topupId } : {};
   const send = async (event: Event) => {
     event.preventDefault();
     try {
-      await must(api.POST("/api/v1/support-requests", { body: request }));
+      await must(api.POST("/api/v1/support-requests", { body: { ...request, ...about } }));
       setRequest(blank);
       setProblem(null);
       setSent(true);
@@ -76,8 +95,8 @@ function RequestForm({ orders, onSent }: { orders: Schemas["Order"][]; onSent: (
       setProblem(p as Problem);
     }
   };
-  const text = (name: "message" | (typeof INCIDENT_TEXTS)[number], rows: number) => (
-    <Field id={`support-${name}`} label={t(`support.${name}` as Key)} error={fieldError(problem, name)} key={name}>
+  const text = (name: "message" | "configuration" | (typeof INCIDENT_TEXTS)[number], rows: number) => (
+    <Field id={`support-${name}`} label={t(`support.${name}`)} error={fieldError(problem, name)} key={name}>
       {(d, invalid) => (
         <textarea
           id={`support-${name}`}
@@ -104,27 +123,65 @@ function RequestForm({ orders, onSent }: { orders: Schemas["Order"][]; onSent: (
       )}
     </Field>
   );
+  const subjects = SUBJECTS.filter((s) => (s === "order" ? orders.length : s === "topup" ? topups.length : true));
+  const kinds: Kind[] = subject === "order" ? ["incident", "extension", "question"] : ["incident", "question"];
   return (
     <form class="card" onSubmit={send} aria-labelledby="new-request-title" noValidate>
       <h2 id="new-request-title">{t("support.new")}</h2>
-      <Field id="support-order" label={t("support.order")} error={fieldError(problem, "order_id")}>
-        {(d) => (
-          <select id="support-order" aria-describedby={d} value={request.order_id} onChange={(e) => update({ order_id: e.currentTarget.value })}>
-            {orders.map((order) => (
-              <option key={order.id} value={order.id}>
-                {describe(order.summary)} · {t(`status.${order.status}`)}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <fieldset class="field">
+        <legend>{t("support.subject")}</legend>
+        <div class="choices">
+          {subjects.map((s) => (
+            <label key={s} class="choice">
+              <input
+                type="radio"
+                name="subject"
+                checked={subject === s}
+                onChange={() => (setSubject(s), s !== "order" && request.kind === "extension" && update({ kind: "question" }))}
+              />
+              <span>{t(`support.subject.${s}`)}</span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {subject === "order" && (
+        <Field id="support-order" label={t("support.order")} error={fieldError(problem, "order_id")}>
+          {(d) => (
+            <select id="support-order" aria-describedby={d} value={orderId} onChange={(e) => setOrderId(e.currentTarget.value)}>
+              {orders.map((order) => (
+                <option key={order.id} value={order.id}>
+                  {describe(order.summary)} · {t(`status.${order.status}`)}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
+      {subject === "topup" && (
+        <Field id="support-topup" label={t("support.topup")} error={fieldError(problem, "topup_id")}>
+          {(d) => (
+            <select id="support-topup" aria-describedby={d} value={topupId} onChange={(e) => setTopupId(e.currentTarget.value)}>
+              {topups.map((topup) => (
+                <option key={topup.id} value={topup.id}>
+                  {t("topups.line", {
+                    amount: usd(topup.amount_usd),
+                    method: methodName(topup.payment.asset, topup.payment.network),
+                    date: dateTime(topup.created_at),
+                  })}{" "}
+                  · {topup.status === "credited" ? t("topup.credited") : t(`payment.${topup.status}`)}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
       <fieldset class="field">
         <legend>{t("support.kind")}</legend>
         <div class="choices">
-          {KINDS.map((kind) => (
+          {kinds.map((kind) => (
             <label key={kind} class="choice">
               <input type="radio" name="kind" checked={request.kind === kind} onChange={() => update({ kind })} />
-              <span>{t(`support.kind.${kind}`)}</span>
+              <span>{t(`support.kind.${kind}` as Key)}</span>
             </label>
           ))}
         </div>
@@ -137,20 +194,24 @@ function RequestForm({ orders, onSent }: { orders: Schemas["Order"][]; onSent: (
         </>
       )}
       {request.kind === "extension" && (
-        <fieldset class="field">
-          <legend>{t("support.extra_days")}</legend>
-          <div class="choices">
-            {([3, 7, 30] as const).map((days) => (
-              <label key={days} class="choice">
-                <input type="radio" name="extra-days" checked={request.extra_days === days} onChange={() => update({ extra_days: days })} />
-                <span>{t("config.days", { n: days })}</span>
-              </label>
-            ))}
-          </div>
-          {fieldError(problem, "extra_days") && <p class="error" role="alert">{fieldError(problem, "extra_days")}</p>}
-        </fieldset>
+        <>
+          <p class="hint">{t("support.extensionHint")}</p>
+          <fieldset class="field">
+            <legend>{t("support.extra_days")}</legend>
+            <div class="choices">
+              {([3, 7, 30] as const).map((days) => (
+                <label key={days} class="choice">
+                  <input type="radio" name="extra-days" checked={request.extra_days === days} onChange={() => update({ extra_days: days })} />
+                  <span>{t("config.days", { n: days })}</span>
+                </label>
+              ))}
+            </div>
+            {fieldError(problem, "extra_days") && <p class="error" role="alert">{fieldError(problem, "extra_days")}</p>}
+          </fieldset>
+          {text("configuration", 2)}
+          {moment("due_by")}
+        </>
       )}
-      {request.kind === "extension" && moment("due_by")}
       {sent && <p role="status">{t("support.sent")}</p>}
       <ProblemNotice problem={problem} />
       <button type="submit" class="primary">{t("support.send")}</button>
