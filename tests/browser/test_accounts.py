@@ -61,13 +61,24 @@ def test_a_topup_paid_on_litecoind_raises_the_balance(page, devnet, steps):
     page.goto("/#/balance")
     expect(page.get_by_test_id("available-usd")).to_have_text("$0.00")
     page.get_by_label("$100.00").check()
-    shown = choose_method(page, "LTC", "litecoin")
+    shown = choose_method(page, "LTC", "litecoin")  # on the top-up's own page
     steps.shot(page, "topup-instructions")
     litecoin = devnet.nodes["litecoin"]
     litecoin.rpc("sendtoaddress", shown["address"], shown["amount"])
     litecoin.mine(2)
-    expect(page.get_by_test_id("available-usd")).to_have_text("$100.00", timeout=30_000)
+    expect(page.get_by_test_id("topup-status")).to_have_attribute("data-status", "credited", timeout=30_000)
+    page.goto("/#/balance")
+    expect(page.get_by_test_id("available-usd")).to_have_text("$100.00")
     steps.shot(page, "topup-credited")
+
+
+def test_the_login_page_says_there_is_no_password_reset_and_what_to_do(page, steps):
+    page.goto("/#/login")
+    notice = page.get_by_test_id("no-reset")
+    expect(notice).to_contain_text("There is no password reset")
+    expect(notice).to_contain_text("Keep your password")
+    expect(notice).to_contain_text("create a new account with another email address")
+    steps.shot(page, "no-reset")
 
 
 @pytest.mark.parametrize(

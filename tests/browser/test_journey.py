@@ -20,8 +20,9 @@ def test_configure_two_b200_lots_register_pay_usdt_on_tron_and_see_it_paid_then_
     configure(page, "b200", 7, 2)
     expect(page.get_by_test_id("total-gpus")).to_have_text(FOUR_GPUS)
     expect(page.get_by_test_id("total-usd")).to_have_text("$3,998.00")
-    expect(page.get_by_test_id("summary")).to_contain_text("A NVIDIA B200 lot holds 2 GPUs.")
-    expect(page.get_by_test_id("summary")).to_contain_text("Cards do not pool memory: each card has its own 192 GB.")
+    expect(page.get_by_test_id("summary")).to_contain_text("One lot of NVIDIA B200 holds 2 GPUs.")
+    expect(page.get_by_test_id("summary")).to_contain_text("Cards do not pool their memory: each has its own 192 GB")
+    expect(page.get_by_label("GPU model").locator("option:checked")).to_have_text(re.compile(r"· \d+ lots? free$"))
     steps.shot(page, "configured")
 
     page.get_by_role("button", name="Create an account").click()

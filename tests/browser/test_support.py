@@ -11,7 +11,8 @@ def test_a_request_with_a_secret_is_refused_and_a_question_is_listed(page, steps
     configure(page, "rtx4090", 3, 1)
     order_id = record_order(page)
     page.get_by_role("link", name="Ask support about this order").click()
-    expect(page.get_by_label("Order")).to_have_value(order_id)
+    expect(page.get_by_label("An order")).to_be_checked()
+    expect(page.get_by_label("Order", exact=True)).to_have_value(order_id)
 
     page.get_by_label("Message").fill(
         "my password is hunter2hunter2 and the token is ghp_0123456789abcdefABCDEF0123456789abcd"

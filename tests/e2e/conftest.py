@@ -121,8 +121,9 @@ def post_when_let_in(client: httpx.Client, path: str, body: dict, tries: int = 5
     return response
 
 
-def new_customer(client: httpx.Client, password: str = "correct horse battery staple") -> dict:
-    """Register and log in a fresh customer with an SSH key on the account; the account and a bearer header."""
+def new_customer(client: httpx.Client, password: str = "correct horse battery staple", ssh_key: bool = True) -> dict:
+    """Register and log in a fresh customer, with an SSH key on the account unless told; the account and a bearer
+    header."""
     email = f"c{uuid.uuid4().hex[:10]}@example.org"
     registered = post_when_let_in(
         client, "/api/v1/accounts", {"first_name": "Lan", "last_name": "Nguyen", "email": email, "password": password}
@@ -131,8 +132,9 @@ def new_customer(client: httpx.Client, password: str = "correct horse battery st
     session = post_when_let_in(client, "/api/v1/sessions", {"email": email, "password": password})
     assert session.status_code == 201, session.text
     headers = {"Authorization": f"Bearer {session.json()['token']}"}
-    keyed = client.put("/api/v1/me/ssh-key", json={"ssh_public_key": TEST_ACCOUNT_KEY}, headers=headers)
-    assert keyed.status_code == 200, keyed.text
+    if ssh_key:
+        keyed = client.put("/api/v1/me/ssh-key", json={"ssh_public_key": TEST_ACCOUNT_KEY}, headers=headers)
+        assert keyed.status_code == 200, keyed.text
     return {
         "account": registered.json(),
         "email": email,

@@ -10,6 +10,7 @@ import pytest
 from kombu import Connection, Exchange
 
 from infra.local.stack import BIN
+from infra.testhosts.local import TEST_ACCOUNT_KEY
 from kernodeck_contracts.events import ChainTransfer, TransferConfirmed
 from tests.e2e.conftest import assert_problem, new_customer
 
@@ -36,11 +37,14 @@ PAYMENT_FIELDS = {
     "amount_usd",
     "rate",
     "uri",
+    "created_at",
     "expires_at",
     "status",
     "reported_at",
     "received",
     "transfers",
+    "credits",
+    "checks",
 }
 
 
@@ -151,7 +155,7 @@ def test_a_payment_intent_for_an_order(client, customer, method):
     assert payment["status"] == "awaiting_transfer"
     assert payment["reported_at"] is None
     assert payment["received"] == {"amount": "0", "confirmed_amount": "0"}
-    assert payment["transfers"] == []
+    assert payment["transfers"] == payment["credits"] == payment["checks"] == []
 
     assert client.get(f"/api/v1/payments/{payment['id']}", headers=customer["headers"]).json() == payment
     shown = client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"]).json()
@@ -229,13 +233,16 @@ def test_a_topup_is_pending_until_paid(client, customer, method):
     response = client.post("/api/v1/topups", json={"amount_usd": "100", **method}, headers=customer["headers"])
     assert response.status_code == 201, response.text
     topup = response.json()
-    assert set(topup) == {"id", "amount_usd", "status", "payment"}
-    assert topup["amount_usd"] == "100.00"
+    assert set(topup) == {"id", "amount_usd", "status", "created_at", "payment", "payments"}
+    assert topup["amount_usd"] == "100.00" and topup["payments"] == [topup["payment"]]
     assert set(topup["payment"]) == PAYMENT_FIELDS | {"topup_id"}
     assert (topup["payment"]["purpose"], topup["payment"]["topup_id"]) == ("topup", topup["id"])
     assert topup["payment"]["amount_usd"] == "100.00"
 
     assert client.get("/api/v1/topups", headers=customer["headers"]).json()["items"] == [topup]
+    assert client.get(f"/api/v1/topups/{topup['id']}", headers=customer["headers"]).json() == topup  # found again
+    stranger = new_customer(client)
+    assert_problem(client.get(f"/api/v1/topups/{topup['id']}", headers=stranger["headers"]), 404, "not_found")
     balance = client.get("/api/v1/me/balance", headers=customer["headers"])
     assert balance.status_code == 200
     assert balance.json() == {"available_usd": "0.00", "pending_usd": "100.00"}
@@ -249,6 +256,26 @@ def test_paying_with_an_empty_balance_is_refused(client, customer):
     shown = client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"]).json()
     assert (shown["status"], shown["payments"]) == ("awaiting_payment", [])
     assert client.get("/api/v1/me/ledger", headers=customer["headers"]).json() == {"items": [], "next_cursor": None}
+
+
+def test_no_instructions_and_no_debit_for_an_order_that_cannot_be_delivered(client, method):
+    customer = new_customer(client, ssh_key=False)
+    order = new_order(client, customer)
+    for refused in (
+        client.post(f"/api/v1/orders/{order['id']}/payments", json=method, headers=customer["headers"]),
+        client.post(f"/api/v1/orders/{order['id']}/pay-with-balance", headers=customer["headers"]),
+    ):
+        problem = assert_problem(refused, 422, "ssh_key_required", "ssh_public_key")
+        assert "account page" in problem["detail"]
+    shown = client.get(f"/api/v1/orders/{order['id']}", headers=customer["headers"])
+    assert shown.status_code == 200 and (shown.json()["status"], shown.json()["payments"]) == ("awaiting_payment", [])
+
+    keyed = client.put("/api/v1/me/ssh-key", json={"ssh_public_key": TEST_ACCOUNT_KEY}, headers=customer["headers"])
+    assert keyed.status_code == 200, keyed.text
+    assert pay_by_crypto(client, customer, order, method)["status"] == "awaiting_transfer"
+    with_its_own = client.post("/api/v1/orders", json={**ORDER, "ssh_public_key": TEST_ACCOUNT_KEY},
+                               headers=new_customer(client, ssh_key=False)["headers"])  # fmt: skip
+    assert with_its_own.status_code == 201, with_its_own.text
 
 
 def test_balance_and_ledger_need_a_login(client):

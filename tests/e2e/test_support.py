@@ -1,6 +1,7 @@
-"""Support through the gateway, every service a real process: requests and the secret refusal, operators'
-answers (admin routes and the operator command), the order's payments beside a "paid twice?" question,
-extensions confirmed, paid and applied by provisioning, refused once the order is over."""
+"""Support through the gateway, every service a real process: requests about an order, a top-up or the account,
+and the secret refusal; operators' answers (admin routes and the operator command), the order's or the top-up's
+payments beside a "paid twice?" question; extensions confirmed, paid and applied by provisioning, refused once the
+order is over; a change of configuration confirmed as a new order."""
 
 import json
 import subprocess
@@ -103,7 +104,46 @@ def test_a_secret_is_refused_before_anything_is_stored_and_an_answer_reaches_the
         lambda: timeline(client, customer, order["id"]), lambda t: any(e["kind"] == "support_answered" for e in t)
     )
     assert [e["kind"] for e in notes] == ["created", "support_request", "support_answered"]
-    assert notes[-1]["detail"] == "Your wheel is built for another GPU: install torch for CUDA 12.4."
+    assert [e["code"] for e in notes] == ["order_recorded", "support_incident", "support_answered"]
+    assert notes[-1]["params"] == {"text": "Your wheel is built for another GPU: install torch for CUDA 12.4."}
+    assert notes[-1]["detail"] == "Support answered: Your wheel is built for another GPU: install torch for CUDA 12.4."
+
+
+def test_a_request_about_a_topup_or_the_account_reaches_an_operator_with_what_it_is_about(stack, client, customer):
+    topup = client.post("/api/v1/topups", json={"amount_usd": "100", "asset": "LTC", "network": "litecoin"},
+                        headers=customer["headers"]).json()  # fmt: skip
+    about_topup = client.post("/api/v1/support-requests", headers=customer["headers"], json={
+        "topup_id": topup["id"], "kind": "question", "message": "I sent the LTC; where is it?"})  # fmt: skip
+    assert about_topup.status_code == 201, about_topup.text
+    assert (about_topup.json()["order_id"], about_topup.json()["topup_id"]) == (None, topup["id"])
+    about_account = client.post("/api/v1/support-requests", headers=customer["headers"],
+                                json={"kind": "question", "message": "Can I change my email?"})  # fmt: skip
+    assert about_account.status_code == 201, about_account.text
+    assert (about_account.json()["order_id"], about_account.json()["topup_id"]) == (None, None)
+
+    stranger = new_customer(client)
+    foreign = client.post("/api/v1/support-requests", headers=stranger["headers"],
+                          json={"topup_id": topup["id"], "kind": "question", "message": "whose?"})  # fmt: skip
+    assert_problem(foreign, 404, "not_found")
+    both = {"topup_id": topup["id"], "order_id": new_order(client, customer)["id"], "kind": "question", "message": "m"}
+    assert_problem(client.post("/api/v1/support-requests", json=both, headers=customer["headers"]), 422,
+                   "validation_error", "topup_id")  # fmt: skip
+    no_order = {"kind": "extension", "message": "7 more days", "extra_days": 7, "due_by": due_by()}
+    assert_problem(client.post("/api/v1/support-requests", json=no_order, headers=customer["headers"]), 422,
+                   "validation_error", "order_id")  # fmt: skip
+
+    operator = new_operator(stack, client)["headers"]
+    seen = client.get(f"/api/v1/admin/support-requests/{about_topup.json()['id']}", headers=operator).json()
+    assert (seen["order"], seen["topup"]["id"]) == (None, topup["id"])
+    assert seen["topup"]["payment"]["address"] == topup["payment"]["address"]
+    account = client.get(f"/api/v1/admin/support-requests/{about_account.json()['id']}", headers=operator).json()
+    assert (account["order"], account["topup"]) == (None, None)
+    answered = client.post(f"/api/v1/admin/support-requests/{about_topup.json()['id']}/answers",
+                           json={"text": "It is confirming: 2 of 6 blocks."}, headers=operator)  # fmt: skip
+    assert answered.status_code == 200, answered.text
+    mine = client.get("/api/v1/support-requests", headers=customer["headers"]).json()["items"]
+    answer = next(r for r in mine if r["id"] == about_topup.json()["id"])["answers"][0]
+    assert (answer["text"], answer["code"], answer["params"]) == ("It is confirming: 2 of 6 blocks.", None, {})
 
 
 def test_the_operator_command_answers_and_sees_the_payments_of_a_paid_twice_question(stack, client, customer):
@@ -235,3 +275,35 @@ def test_an_extension_confirmed_then_paid_moves_the_end_and_only_then_shows_it(s
     )
     assert datetime.fromisoformat(again_extended["rental"]["ends_at"]) == before + timedelta(days=10)
     assert [p["status"] for p in again_extended["extensions"][1]["payments"]] == ["settled"]
+
+
+def test_a_change_of_configuration_is_confirmed_as_a_new_order_at_the_catalogs_price(stack, client):
+    customer = new_customer(client)
+    order = ready_order(stack, client, customer)
+    asked = ask(client, customer, order["id"], "extension", "Two cards for a week, please",
+                configuration="2 x RTX 4090 for 7 days", due_by=due_by()).json()  # fmt: skip
+    operator = new_operator(stack, client)["headers"]
+    assert_problem(  # it asks for no extra days
+        client.post(f"/api/v1/admin/support-requests/{asked['id']}/confirm", json={}, headers=operator),
+        409, "invalid_state",
+    )  # fmt: skip
+    change = {"model": "rtx4090", "lots": 2, "duration_days": 7, "note": "Copy your data over before the end."}
+    confirmed = client.post(f"/api/v1/admin/support-requests/{asked['id']}/confirm-configuration", json=change,
+                            headers=operator)  # fmt: skip
+    assert confirmed.status_code == 200, confirmed.text
+    answer = confirmed.json()["answers"][-1]
+    assert (confirmed.json()["decision"], answer["code"], answer["text"]) == (
+        "confirmed", "configuration_confirmed", "Copy your data over before the end.",
+    )  # fmt: skip
+    new_order_id = answer["params"]["new_order_id"]
+    new = client.get(f"/api/v1/orders/{new_order_id}", headers=customer["headers"]).json()
+    assert (new["status"], new["summary"]["lots"], new["summary"]["total_usd"]) == ("awaiting_payment", 2, "124.00")
+    assert answer["params"] == {"new_order_id": new_order_id, "lots": 2, "model_name": new["summary"]["model_name"],
+                                "days": 7, "total_usd": "124.00"}  # fmt: skip
+    entries = eventually(
+        lambda: timeline(client, customer, order["id"]), lambda t: t[-1]["code"] == "configuration_confirmed"
+    )
+    assert new_order_id in entries[-1]["detail"]
+    twice = client.post(f"/api/v1/admin/support-requests/{asked['id']}/confirm-configuration", json=change,
+                        headers=operator)  # fmt: skip
+    assert_problem(twice, 409, "invalid_state")
