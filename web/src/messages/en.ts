@@ -149,7 +149,7 @@ export const en = {
   "pay.remaining": "Time left: {time}",
   "pay.expired": "The time to pay has passed: send nothing more to this address.",
   "pay.report": "J'ai payé — I have sent the transfer",
-  "pay.reportHelp": "Press it once the transfer is sent: we look for it on the chain at once. It does not mark the order paid and credits nothing; only the transfer, confirmed on the chain, does.",
+  "pay.reportHelp": "Press it once the transfer is sent: we look for it on the chain at once. It marks nothing paid and credits nothing; only the transfer, confirmed on the chain, does.",
   "pay.reported": "You told us at {time} that you paid. We are watching the chain; nothing is paid until the transfer is confirmed.",
   "pay.confirmations": { count: "m", one: "{n} of {m} confirmation", other: "{n} of {m} confirmations" },
   "pay.live": "This page updates by itself; no need to reload.",

@@ -143,7 +143,7 @@ export const id: Record<PageKey, Text> = {
   "pay.remaining": "Sisa waktu: {time}",
   "pay.expired": "Waktu pembayaran sudah lewat: jangan kirim apa pun lagi ke alamat ini.",
   "pay.report": "J'ai payé — Saya sudah mengirim transfer",
-  "pay.reportHelp": "Tekan setelah transfer dikirim: kami langsung mencarinya di rantai. Ini tidak menandai pesanan lunas dan tidak mengkreditkan apa pun; hanya transfer yang terkonfirmasi di rantai yang melakukannya.",
+  "pay.reportHelp": "Tekan setelah transfer dikirim: kami langsung mencarinya di rantai. Ini tidak menandai apa pun lunas dan tidak mengkreditkan apa pun; hanya transfer yang terkonfirmasi di rantai yang melakukannya.",
   "pay.reported": "Anda melapor pada {time} bahwa Anda sudah membayar. Kami memantau rantai; belum ada yang lunas sampai transfer terkonfirmasi.",
   "pay.confirmations": "{n} dari {m} konfirmasi",
   "pay.live": "Halaman ini diperbarui sendiri; tidak perlu memuat ulang.",

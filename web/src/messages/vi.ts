@@ -143,7 +143,7 @@ export const vi: Record<PageKey, Text> = {
   "pay.remaining": "Còn lại: {time}",
   "pay.expired": "Đã hết thời gian thanh toán: đừng gửi thêm vào địa chỉ này.",
   "pay.report": "J'ai payé — Tôi đã chuyển tiền",
-  "pay.reportHelp": "Hãy nhấn khi đã gửi giao dịch: chúng tôi tìm nó trên chuỗi ngay. Nút này không đánh dấu đơn đã thanh toán và không ghi có gì; chỉ giao dịch được xác nhận trên chuỗi mới làm điều đó.",
+  "pay.reportHelp": "Hãy nhấn khi đã gửi giao dịch: chúng tôi tìm nó trên chuỗi ngay. Nút này không đánh dấu điều gì là đã thanh toán và không ghi có gì; chỉ giao dịch được xác nhận trên chuỗi mới làm điều đó.",
   "pay.reported": "Bạn đã báo lúc {time} là đã thanh toán. Chúng tôi đang theo dõi chuỗi; chưa có gì được thanh toán cho đến khi giao dịch được xác nhận.",
   "pay.confirmations": "{n} trên {m} xác nhận",
   "pay.live": "Trang này tự cập nhật; không cần tải lại.",

@@ -25,7 +25,8 @@ function SshKey() {
   const [saved, setSaved] = useState(false);
   const [problem, setProblem] = useState<Problem | null>(null);
   useEffect(() => {
-    must(api.GET("/api/v1/me/ssh-key")).then((k) => setKey(k.ssh_public_key ?? ""), setProblem);
+    // The saved key, unless the customer has typed one meanwhile.
+    must(api.GET("/api/v1/me/ssh-key")).then((k) => setKey((typed) => typed || (k.ssh_public_key ?? "")), setProblem);
   }, []);
   const save = async (event: Event) => {
     event.preventDefault();
