@@ -93,3 +93,31 @@ def test_every_process_is_scraped_on_its_metrics_port():
                 found[job["job_name"]] = int(static["targets"][0].rsplit(":", 1)[1])
         kubernetes_only = platform if config == "prometheus.yml" else {}
         assert found == {**expected, "gateway": gateway, **kubernetes_only}, config
+
+
+def amtool(*args: str) -> subprocess.CompletedProcess:
+    tool = shutil.which("amtool")
+    assert tool, "amtool is missing: run infra/prometheus/install.sh (make test runs it)"
+    done = subprocess.run([tool, *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+@pytest.fixture
+def alertmanager_config(tmp_path) -> Path:
+    """alertmanager.yml for Debian's amtool (0.25): it predates webhooks' url_file, which the deployed
+    Alertmanager (v0.27, infra/k8s/monitoring) reads; each becomes a url of the same receiver here."""
+    text = (HERE / "alertmanager.yml").read_text()
+    assert text.count("url_file: /etc/alertmanager/webhooks/") == 2
+    path = tmp_path / "alertmanager.yml"
+    path.write_text(re.sub(r"url_file: /etc/alertmanager/webhooks/(\S+)", r"url: http://127.0.0.1:9/\1", text))
+    return path
+
+
+def test_alertmanager_pages_for_page_and_files_a_ticket_for_ticket(alertmanager_config):
+    amtool("check-config", str(alertmanager_config))
+    for rule in alerts().values():
+        labels = [f"alertname={rule['alert']}", f"severity={rule['labels']['severity']}"]
+        route = amtool("config", "routes", "test", f"--config.file={alertmanager_config}", *labels)
+        expected = "pager" if rule["labels"]["severity"] == "page" else "tickets"
+        assert route.stdout.strip().splitlines()[-1] == expected, rule["alert"]
