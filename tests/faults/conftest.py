@@ -29,6 +29,7 @@ NETWORK, ASSET = "litecoin", "LTC"
 CONFIRMATIONS = DEV_CONFIRMATIONS[NETWORK]
 BATCH_ORDER = {"model": "h100", "duration_days": 3, "lots": 1, "preparation": "ubuntu"}
 TABLE: list[Tally] = []
+NOTES: list[str] = []  # what a scenario measured beyond the table (test_cluster.py's recovery times)
 
 
 @dataclass
@@ -156,3 +157,5 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line("")
         for line in Tally.table(TABLE):
             terminalreporter.write_line(line)
+    for note in NOTES:
+        terminalreporter.write_line(note)

@@ -44,6 +44,7 @@ class Broker:
     port: int
     directory: Path
     process: subprocess.Popen | None = None
+    tls_port: int | None = None  # AMQPS, when started with a certificate
 
     @property
     def amqp_uri(self) -> str:
@@ -107,9 +108,10 @@ def _directory(owner: str) -> Iterator[Path]:
 
 
 @contextmanager
-def own_broker() -> Iterator[Broker]:
+def own_broker(tls: dict[str, Path] | None = None) -> Iterator[Broker]:
+    """A node of the suite's own; `tls` (cacertfile, certfile, keyfile) adds an AMQPS listener."""
     with _directory("rabbitmq") as directory:
-        broker = _configured_broker(directory)
+        broker = _configured_broker(directory, tls)
         try:
             broker.start()
             yield broker
@@ -117,14 +119,19 @@ def own_broker() -> Iterator[Broker]:
             broker.stop()
 
 
-def _configured_broker(directory: Path) -> Broker:
+def _configured_broker(directory: Path, tls: dict[str, Path] | None = None) -> Broker:
     (directory / "plugins").write_text("[].\n")
-    port = free_port()
-    (directory / "rabbitmq.conf").write_text(f"listeners.tcp.default = {port}\nloopback_users = none\n")
+    port, tls_port = free_port(), free_port() if tls else None
+    config = f"listeners.tcp.default = {port}\nloopback_users = none\n"
+    if tls:
+        config += f"listeners.ssl.default = {tls_port}\n"
+        config += "".join(f"ssl_options.{key} = {path}\n" for key, path in tls.items())
+        config += "ssl_options.verify = verify_none\nssl_options.fail_if_no_peer_cert = false\n"
+    (directory / "rabbitmq.conf").write_text(config)
     for sub in ("mnesia", "log"):
         (directory / sub).mkdir()
     subprocess.run(["chown", "-R", "rabbitmq:", str(directory)], check=True)
-    return Broker(f"kdfaults{uuid.uuid4().hex[:6]}@localhost", port, directory)
+    return Broker(f"kdfaults{uuid.uuid4().hex[:6]}@localhost", port, directory, tls_port=tls_port)
 
 
 @dataclass

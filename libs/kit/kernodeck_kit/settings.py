@@ -25,7 +25,8 @@ def amqp_ssl(amqp_uri: str) -> dict | None:
     parts = urlsplit(amqp_uri)
     if parts.scheme != "amqps":
         return None
-    return {"context": {"cafile": os.environ.get("AMQP_CA_FILE") or None}, "server_hostname": parts.hostname}
+    context = {"cafile": os.environ.get("AMQP_CA_FILE") or None, "check_hostname": True}  # py-amqp: False unless said
+    return {"context": context, "server_hostname": parts.hostname}
 
 
 class BaseServiceSettings(BaseSettings):
