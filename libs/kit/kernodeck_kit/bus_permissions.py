@@ -87,12 +87,13 @@ GATEWAY_CALLS = (
     "payments.create_extension_payment", "payments.get_payment", "payments.list_order_payments",
     "payments.list_payments_for_orders", "payments.list_topups", "payments.report_payment", "payments.get_balance",
     "payments.list_ledger", "payments.pay_with_balance", "payments.pay_extension_with_balance",
-    "payments.list_reviews", "payments.resolve_review", "payments.set_method_enabled",
+    "payments.list_reviews", "payments.resolve_review", "payments.set_method_enabled", "payments.get_topup",
+    "payments.list_payment_outcomes",
     "provisioning.health", "provisioning.set_ssh_key", "provisioning.get_ssh_key", "provisioning.get_access",
     "provisioning.add_node", "provisioning.set_node_state", "provisioning.list_nodes",
     "support.health", "support.open_request", "support.list_requests", "support.list_extensions",
     "support.list_queue", "support.get_request", "support.answer_request", "support.confirm_extension",
-    "support.refuse_extension",
+    "support.refuse_extension", "support.confirm_configuration",
 )  # fmt: skip
 
 PRINCIPALS: tuple[Principal, ...] = (
@@ -102,7 +103,7 @@ PRINCIPALS: tuple[Principal, ...] = (
     Principal("orders", "orders", publishes="orders", consumes=("payments", "provisioning", "support"), calls=("catalog.quote",)),
     Principal(
         "payments", "payments", publishes="payments", consumes=("chain", "orders", "provisioning", "support"),
-        calls=("provisioning.hold_capacity", "provisioning.release_hold", "accounts.get_account"),
+        calls=("provisioning.hold_capacity", "provisioning.release_hold", "provisioning.get_ssh_key", "accounts.get_account"),
     ),
     Principal(
         "provisioning", "provisioning", publishes="provisioning", consumes=("orders", "payments", "support"),
@@ -110,7 +111,7 @@ PRINCIPALS: tuple[Principal, ...] = (
     ),
     Principal(
         "support", "support", publishes="support", consumes=("payments", "provisioning"),
-        calls=("catalog.quote", "orders.get_order", "accounts.get_account"),
+        calls=("catalog.quote", "orders.get_order", "orders.create_order", "payments.get_topup", "accounts.get_account"),
     ),
     Principal(
         "notify", "notify", consumes=("accounts", "orders", "payments", "provisioning", "support"),
