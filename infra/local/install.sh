@@ -4,7 +4,8 @@
 #   install.sh broker database   RabbitMQ and PostgreSQL (make test)
 #   install.sh venv              what `python3 -m venv` needs (make install): Debian splits it off python3
 # A server already installed is left as it is. A PostgreSQL installed here trusts local TCP
-# connections (127.0.0.1 and ::1), as the tests' postgres@127.0.0.1 expects: a development machine only.
+# connections (127.0.0.1 and ::1), as the tests' postgres@127.0.0.1 expects, and 300 connections: a development
+# machine only.
 set -euo pipefail
 source "$(dirname "$0")/../lib/apt.sh"
 need=()
@@ -30,6 +31,8 @@ apt_install install.sh "install them first" "${need[@]}"
 if [[ " ${need[*]} " == *" postgresql "* ]]; then
   hba=$(ls /etc/postgresql/*/main/pg_hba.conf)
   sed -i '1i host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$hba"
+  # The test lanes run several stacks at once, each service with its pool: Debian's 100 connections run out.
+  sed -i 's/^#\?max_connections = .*/max_connections = 300/' "$(dirname "$hba")/postgresql.conf"
   pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main restart 2>/dev/null \
     || pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
 fi
