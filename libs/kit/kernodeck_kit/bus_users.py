@@ -1,7 +1,8 @@
 """The broker users of kernodeck_kit.bus_permissions, written to a vhost through RabbitMQ's management API.
 
 `kernodeck-admin broker apply` (the Kubernetes job `rabbitmq-users`, `make run`) and the test stacks call
-`apply`. Production passwords come from the environment (`BROKER_PASSWORD_<NAME>`, e.g.
+`apply`; the management API's URL is RABBITMQ_MANAGEMENT_URL (its user in it, or in RABBITMQ_USER and
+RABBITMQ_PASSWORD). Production passwords come from the environment (`BROKER_PASSWORD_<NAME>`, e.g.
 BROKER_PASSWORD_WATCHER_BITCOIN, BROKER_PASSWORD_ADMIN); on a development machine `--local` gives each user
 the password `local-<name>`: no secret, like guest's, and RabbitMQ's own users on loopback only.
 """
@@ -46,10 +47,13 @@ class Management:
 
     def __init__(self, url: str):
         parts = urlsplit(url)
-        self.base = urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))).rstrip(
-            "/"
-        )
-        credentials = f"{unquote(parts.username or 'guest')}:{unquote(parts.password or 'guest')}"
+        host = parts.hostname + (f":{parts.port}" if parts.port else "")
+        self.base = urlunsplit(parts._replace(netloc=host)).rstrip("/")
+        # A password the URL cannot hold as it is (the cluster operator's generated ones may have a slash): from
+        # the environment, RABBITMQ_USER and RABBITMQ_PASSWORD, when the URL names no user.
+        user = unquote(parts.username) if parts.username else os.environ.get("RABBITMQ_USER", "guest")
+        password = unquote(parts.password or "") if parts.username else os.environ.get("RABBITMQ_PASSWORD", "guest")
+        credentials = f"{user}:{password}"
         self.auth = "Basic " + base64.b64encode(credentials.encode()).decode()
 
     def put(self, path: str, body: dict) -> None:
