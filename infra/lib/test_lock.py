@@ -60,4 +60,7 @@ def test_the_venv_holds_exactly_the_locked_versions():
     ).stdout
     installed = {normal(n): v for n, v in re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)$", frozen, re.M)}
     installed.pop("pip", None)  # the venv's own installer, from python3 -m venv
-    assert installed == pins("requirements-dev.lock")
+    locked = pins("requirements-dev.lock")
+    extra = {name: v for name, v in installed.items() if name not in locked}
+    assert not extra, f"installed, not locked (by hand, or left from before the lock: `make clean install`): {extra}"
+    assert installed == locked
