@@ -23,7 +23,7 @@ def distinct(events: list[dict]) -> set[str]:
 
 
 @on_litecoin
-def test_an_overpayment_counts_the_intent_at_its_locked_rate_and_the_excess_at_the_lower_fresh_one(
+def test_a_topup_and_its_overpayment_count_at_the_lower_of_the_locked_and_the_fresh_rate(
     node, shop, payments, set_rates, start_watcher, wait
 ):
     start_watcher()
@@ -35,10 +35,10 @@ def test_an_overpayment_counts_the_intent_at_its_locked_rate_and_the_excess_at_t
     node.pay(payment["address"], 150_000_000)  # 1.5 LTC
     node.mine(2)
     wait(lambda: shop.payment(payment)["status"] == "overpaid", what="the top-up to settle")
-    # 1 LTC at the locked 100 USD, the excess 0.5 LTC at the fresh 80 USD (not 50.00 USD at the locked rate).
-    wait(lambda: payments.get_balance(ACCOUNT)["available_usd_cents"] == 14_000, what="the credits")
-    assert ledger(payments) == [(10_000, "topup"), (4_000, "overpayment")]
-    assert payments.get_balance(ACCOUNT) == {"available_usd_cents": 14_000, "pending_usd_cents": 0}
+    # 1 LTC and the excess 0.5 LTC at the fresh 80 USD, lower than the locked 100 (not 100.00 and 50.00 USD).
+    wait(lambda: payments.get_balance(ACCOUNT)["available_usd_cents"] == 12_000, what="the credits")
+    assert ledger(payments) == [(8_000, "topup"), (4_000, "overpayment")]
+    assert payments.get_balance(ACCOUNT) == {"available_usd_cents": 12_000, "pending_usd_cents": 0}
 
 
 @on_litecoin
