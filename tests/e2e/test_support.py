@@ -49,6 +49,12 @@ def ask(client, customer, order_id, kind, message, **fields):
     )
 
 
+def run_admin(stack, *args) -> subprocess.CompletedProcess:
+    """`kernodeck-admin support ...` as an operator runs it."""
+    return subprocess.run([str(BIN / "kernodeck-admin"), "support", *args], env=stack.process("support").env,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+
+
 def timeline(client, customer, order_id) -> list[dict]:
     return client.get(f"/api/v1/orders/{order_id}", headers=customer["headers"]).json()["timeline"]
 
@@ -170,17 +176,13 @@ def test_the_operator_command_answers_and_sees_the_payments_of_a_paid_twice_ques
     assert set(by_network) == {"bitcoin", "litecoin"} and by_network["litecoin"]["transfers"] == []
     assert [(t["txid"], t["status"]) for t in by_network["bitcoin"]["transfers"]] == [(txid, "seen")]
 
-    def run_admin(*args) -> subprocess.CompletedProcess:
-        return subprocess.run([str(BIN / "kernodeck-admin"), "support", *args], env=stack.process("support").env,
-                              capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
-
     def admin(*args):
-        done = run_admin(*args)
+        done = run_admin(stack, *args)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
     assert request["id"] in [r["id"] for r in admin("list")["items"]]
-    leaked = run_admin("answer", request["id"], "Log in as root with --password Hunter2024x to check")
+    leaked = run_admin(stack, "answer", request["id"], "Log in as root with --password Hunter2024x to check")
     assert leaked.returncode == 1 and leaked.stdout == ""
     assert leaked.stderr.startswith("refused (secret_in_request): text: looks like a password on a command line")
     assert "Hunter2024x" not in leaked.stderr and admin("show", request["id"])["answers"] == []
@@ -307,3 +309,7 @@ def test_a_change_of_configuration_is_confirmed_as_a_new_order_at_the_catalogs_p
     twice = client.post(f"/api/v1/admin/support-requests/{asked['id']}/confirm-configuration", json=change,
                         headers=operator)  # fmt: skip
     assert_problem(twice, 409, "invalid_state")
+    by_command = run_admin(
+        stack, "confirm-configuration", asked["id"], "--model", "rtx4090", "--lots", "2", "--days", "7"
+    )
+    assert by_command.returncode == 1 and by_command.stderr.startswith("refused (invalid_state)"), by_command.stderr
