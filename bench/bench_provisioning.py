@@ -7,9 +7,18 @@ stack delivered: from the order's `paid` entry to its `ready` entry, every
 hop included (orders' event, provisioning's delivery, provisioning's event).
 Both run on the GPU double: the readiness check's matrix products are
 computed on the CPU in plain Python, so the readiness step is the double's,
-not a real GPU's.
+not a real GPU's. `machine_speed` times a fixed CPU-bound loop in the same
+run, so that figures from two runs on this shared machine can be compared.
+
+Alone (a stack of its own, 40 orders paid through the chain event a watcher
+sends, then the in-process delivery steps):
+
+    .venv/bin/python bench/bench_provisioning.py
 """
 
+import asyncio
+import os
+import sys
 import tempfile
 import time
 import uuid
@@ -18,14 +27,35 @@ from pathlib import Path
 
 import httpx
 
-from bench.measure import percentiles
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bench_payments import confirmed_to_paid
+from bench.measure import bearer_for_new_customer, percentiles
+from infra.local.isolation import running_stack
 from infra.testhosts.hosts import TestHost, admin_key, can_run_hosts, netns_allowed
 from infra.testhosts.local import TEST_ACCOUNT_KEY
 from kernodeck_provisioning.domain import Node, NodeState
 from kernodeck_provisioning.hosts import SshHosts
 from kernodeck_provisioning.usecases import DeliveryJob
+from tests.e2e.conftest import watchers_reporting
 
 STEPS = ("connect", "user", "preparation", "readiness")
+REFERENCE_LOOP = 2_000_000  # additions of the machine-speed loop
+
+
+def machine_speed(rounds: int = 5) -> dict:
+    """The best time of a fixed pure-Python loop (ms; lower is faster) and the load average, to set beside
+    figures taken on this shared machine."""
+    best = min(_reference_loop() for _ in range(rounds))
+    return {"reference_ms": best * 1000, "load_1m": os.getloadavg()[0], "cpus": os.cpu_count()}
+
+
+def _reference_loop() -> float:
+    started = time.perf_counter()
+    total = 0
+    for i in range(REFERENCE_LOOP):
+        total += i
+    return time.perf_counter() - started
 
 
 def delivery_steps(samples: int = 20) -> dict:
@@ -83,8 +113,13 @@ def paid_to_ready(url: str, auth: dict, timeout_s: float = 120) -> dict:
     return {"samples": len(spans), "not_ready": failed, **(percentiles(spans) if len(spans) > 1 else {})}
 
 
-def report(steps: dict, ready: dict) -> list[str]:
+def report(steps: dict, ready: dict, speed: dict | None = None) -> list[str]:
     lines = []
+    if speed:
+        lines.append(
+            f"machine: reference loop {speed['reference_ms']:.1f} ms (best of 5; lower is faster),"
+            f" load average {speed['load_1m']:.2f} on {speed['cpus']} CPUs"
+        )
     if "skipped" in steps:
         lines.append(f"delivery steps: skipped ({steps['skipped']})")
     else:
@@ -99,3 +134,32 @@ def report(steps: dict, ready: dict) -> list[str]:
     else:
         lines.append(f"paid -> ready: too few delivered orders to measure ({ready})")
     return lines
+
+
+def main(orders: int = 40) -> None:
+    """paid -> ready over `orders` orders on a stack of its own, then the delivery steps, the machine's speed
+    taken before each."""
+
+    async def pay_and_wait(stack) -> dict:
+        auth = await bearer_for_new_customer(stack.url)
+        await confirmed_to_paid(stack.url, auth, stack.env["AMQP_URI"], samples=orders)
+        return await asyncio.to_thread(paid_to_ready, stack.url, auth)
+
+    speed = machine_speed()
+    with (
+        tempfile.TemporaryDirectory() as logs,
+        running_stack(Path(logs), "kd_bench_prov") as stack,
+        watchers_reporting(stack.env["AMQP_URI"]),
+    ):
+        ready = asyncio.run(pay_and_wait(stack))
+    steps_speed = machine_speed()
+    for line in report(delivery_steps(), ready, speed):
+        print(line)
+    print(
+        f"machine before the delivery steps: reference loop {steps_speed['reference_ms']:.1f} ms,"
+        f" load average {steps_speed['load_1m']:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
