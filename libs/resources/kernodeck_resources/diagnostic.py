@@ -25,12 +25,17 @@ your own pilot on a small representative input next.
 """
 
 import argparse
+import errno
+import glob
 import json
+import os
 import platform
 import sys
 
 SIZE = 32  # the matrices' side: enough to exercise the device, quick everywhere
 TOLERANCE = 1e-3
+GPU_DEVICE_FILES = ("/dev/nvidia[0-9]*", "/dev/dri/renderD[0-9]*", "/dev/dri/card[0-9]*")
+REFUSED = (errno.EACCES, errno.EPERM, errno.ENOENT)  # what the kernel answers an open it does not allow
 
 
 def gather(torch) -> dict:
@@ -70,6 +75,25 @@ def _device(torch, index: int, left, right, expected) -> dict:
     return entry
 
 
+def device_files() -> dict:
+    """Every GPU device file of the machine, split by whether the kernel lets this process open it."""
+    found = {"opened": [], "refused": []}
+    for path in sorted(path for pattern in GPU_DEVICE_FILES for path in glob.glob(pattern)):
+        found["opened" if kernel_allows_open(path) else "refused"].append(path)
+    return found
+
+
+def kernel_allows_open(path: str) -> bool:
+    """An open refused for permission (file ownership, a device cgroup) or absence is refused; one that reached
+    the driver counts as allowed, even when the driver then fails it (busy, no device behind the file)."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        return error.errno not in REFUSED
+    os.close(descriptor)
+    return True
+
+
 def backend_of(build: dict) -> str:
     """The backend this build really targets: `hip` set means ROCm, whatever the `cuda` namespace says."""
     if build.get("hip"):
@@ -79,7 +103,9 @@ def backend_of(build: dict) -> str:
     return "cpu"
 
 
-def assess(facts: dict, expect_backend: str | None, expect_gpus: int | None) -> list[str]:
+def assess(
+    facts: dict, expect_backend: str | None, expect_gpus: int | None, expect_devices: list[str] | None = None
+) -> list[str]:
     """The reasons to refuse this environment; none means ready."""
     backend = backend_of(facts["build"])
     reasons = []
@@ -92,6 +118,14 @@ def assess(facts: dict, expect_backend: str | None, expect_gpus: int | None) -> 
     seen = len(facts["devices"])
     if expect_gpus is not None and seen < expect_gpus:
         reasons.append(f"fewer_gpus: expected {expect_gpus}, sees {seen}")
+    if expect_gpus is not None and seen > expect_gpus:
+        reasons.append(f"more_gpus: expected {expect_gpus}, sees {seen}")
+    if expect_devices is not None:
+        files = facts["device_files"]
+        reasons += [
+            f"foreign_gpu: {p} opens, not one of this environment's" for p in files["opened"] if p not in expect_devices
+        ]
+        reasons += [f"own_gpu_refused: the kernel refuses {p}" for p in expect_devices if p not in files["opened"]]
     for device in facts["devices"]:
         if not device.get("matches_cpu"):
             detail = (
@@ -110,6 +144,7 @@ def report(facts: dict, reasons: list[str]) -> dict:
         "framework": facts["framework"],
         "backend": {"name": backend_of(facts["build"]), "cuda": facts["build"]["cuda"], "hip": facts["build"]["hip"]},
         "devices": facts["devices"],
+        **({"device_files": facts["device_files"]} if "device_files" in facts else {}),
     }
 
 
@@ -117,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Kernodeck readiness check (see the top of this file)")
     parser.add_argument("--expect-backend", choices=("cuda", "rocm"))
     parser.add_argument("--expect-gpus", type=int)
+    parser.add_argument(
+        "--expect-devices", type=lambda text: [p for p in text.split(",") if p], help="this environment's GPU files"
+    )
     args = parser.parse_args(argv)
     try:
         import torch
@@ -125,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"ok": False, "reasons": [f"framework_missing: {error}"], "interpreter": interpreter}))
         return 2
     facts = gather(torch)
-    reasons = assess(facts, args.expect_backend, args.expect_gpus)
+    if args.expect_devices is not None:
+        facts["device_files"] = device_files()
+    reasons = assess(facts, args.expect_backend, args.expect_gpus, args.expect_devices)
     print(json.dumps(report(facts, reasons), indent=2))
     return 1 if reasons else 0
 

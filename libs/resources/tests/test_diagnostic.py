@@ -44,10 +44,36 @@ def test_a_gpu_build_that_sees_no_gpu_falls_back_to_the_cpu():
     assert reasons[0].startswith("cpu_fallback")
 
 
-@pytest.mark.parametrize(("seen", "refused"), [(1, True), (2, False), (3, False)])
-def test_fewer_gpus_than_allocated_is_refused(seen, refused):
+@pytest.mark.parametrize(("seen", "refused"), [(1, "fewer_gpus"), (2, None), (3, "more_gpus")])
+def test_other_than_the_allocated_gpus_is_refused(seen, refused):
     reasons = assess(facts(cuda="12.8", devices=seen), "cuda", 2)
-    assert any(r.startswith("fewer_gpus") for r in reasons) is refused
+    assert [r.split(":")[0] for r in reasons] == ([refused] if refused else [])
+
+
+def on_a_shared_machine(opened, refused):
+    return {**facts(cuda="12.8"), "device_files": {"opened": opened, "refused": refused}}
+
+
+def test_its_own_gpu_files_opening_and_no_other_is_ready():
+    mine = ["/dev/nvidia2", "/dev/nvidia3"]
+    seen = on_a_shared_machine(mine, ["/dev/nvidia0", "/dev/nvidia1"])
+    assert assess(seen, "cuda", 2, mine) == []
+
+
+def test_another_gpu_file_that_opens_is_refused_whatever_pytorch_sees():
+    mine = ["/dev/nvidia2", "/dev/nvidia3"]
+    seen = on_a_shared_machine(["/dev/dri/card0", *mine, "/dev/nvidia5"], ["/dev/nvidia4"])
+    assert assess(seen, "cuda", 2, mine) == [
+        "foreign_gpu: /dev/dri/card0 opens, not one of this environment's",
+        "foreign_gpu: /dev/nvidia5 opens, not one of this environment's",
+    ]
+
+
+def test_an_own_gpu_file_the_kernel_refuses_is_refused():
+    seen = on_a_shared_machine(["/dev/nvidia2"], ["/dev/nvidia3"])
+    assert assess(seen, "cuda", 2, ["/dev/nvidia2", "/dev/nvidia3"]) == [
+        "own_gpu_refused: the kernel refuses /dev/nvidia3"
+    ]
 
 
 def test_a_device_whose_result_differs_from_the_cpu_is_refused():
