@@ -223,8 +223,9 @@ class Access(Answer):
     ssh_host: str
     ssh_port: int
     ssh_user: str
-    jupyter_url: str | None
+    jupyter_url: str | None = Field(description="JupyterLab on the customer's side of `jupyter_tunnel`")
     jupyter_token: str | None
+    jupyter_tunnel: str | None = Field(description="the `ssh -L` command that reaches the rental's JupyterLab")
 
 
 class Extension(Answer):
@@ -307,6 +308,10 @@ class Node(Answer):
     live_rentals: int
     state: Literal["available", "draining", "maintenance", "retired"]
     note: str
+    isolation: Literal["unchecked", "kernel", "none"] = Field(
+        description="kernel: the node keeps rentals apart; unchecked or none: it takes one rental at a time"
+    )
+    isolation_note: str = Field(description="what the node's check found missing, or its facts")
     created_at: Timestamp
 
 

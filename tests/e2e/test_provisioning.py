@@ -52,18 +52,18 @@ def test_a_paid_order_becomes_ready_and_the_customer_logs_in(stack, client, tmp_
     rental, access = ready["rental"], ready["access"]
     assert rental["delivered_at"] == rental["starts_at"] < rental["ends_at"]
     assert rental["starts_at"] > ready["created_at"]  # the term starts at delivery, not at the order
-    assert access["jupyter_url"] is None and access["jupyter_token"] is None
+    assert access["jupyter_url"] is None and access["jupyter_token"] is None and access["jupyter_tunnel"] is None
     host = stack.hosts["rtx4090"]
     assert (access["ssh_host"], access["ssh_port"]) == (host.host, host.port)
     known = tmp_path / "known_hosts"
     known.write_text(f"{host.host} {host.host_key}\n")
     login = subprocess.run(
         ["ssh", "-i", str(private), "-o", "BatchMode=yes", "-o", f"UserKnownHostsFile={known}", "-p", str(access["ssh_port"]),
-         f"{access['ssh_user']}@{access['ssh_host']}", "echo $CUDA_VISIBLE_DEVICES"],
+         f"{access['ssh_user']}@{access['ssh_host']}", "echo $CUDA_VISIBLE_DEVICES; stat -c %a $HOME"],
         capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert login.returncode == 0, login.stderr
-    assert login.stdout.strip().isdigit()  # one GPU, its index
+    assert login.stdout.split() == ["0", "700"]  # its one GPU, numbered from 0 as the driver shows it; a closed home
     listed = client.get("/api/v1/orders", headers=me["headers"]).json()["items"]
     assert next(o for o in listed if o["id"] == order["id"])["access"] == access
     intruder = new_customer(client)
@@ -137,6 +137,7 @@ def test_operators_manage_nodes_and_customers_cannot(stack, client, customer):
     nodes = client.get("/api/v1/admin/nodes", headers=operator).json()
     host = stack.hosts["l40s"]
     mine = next(node for node in nodes if (node["host"], node["port"]) == (host.host, host.port))
+    assert (mine["isolation"], mine["gpus_in_use"]) == ("kernel", 0)  # checked at registration: several rentals
     again = client.post("/api/v1/admin/nodes", json=host.registration("l40s"), headers=operator)
     assert_problem(again, 409, "already_exists")
     broken = {**host.registration("l40s"), "port": 2222, "host_key": "ssh-ed25519 nope"}

@@ -43,7 +43,8 @@ class ProvisioningTools(DependencyProvider):
 
 
 class Deliveries(DependencyProvider):
-    """Deliveries in green threads of their own, `delivery_concurrency` at once.
+    """Deliveries, and the other work on nodes (checks, reclaims of what a failed delivery left), in green
+    threads of their own, `delivery_concurrency` at once, each under a key (an order id, `check:<node>`...).
 
     A delivery lasts minutes (SSH, preparation, the readiness check): run in the worker that saw the order
     paid, ten of them would take every worker, and holds, keys and access would stop answering. Its state

@@ -19,6 +19,14 @@ class NodeState(StrEnum):
     RETIRED = "retired"
 
 
+class Isolation(StrEnum):
+    """Whether the kernel keeps rentals on a node apart (its check, probe.sh, found all it needs)."""
+
+    UNCHECKED = "unchecked"  # not checked yet, or the check could not reach it: taken as NONE
+    KERNEL = "kernel"  # GPU device files per rental, hidden processes, keys in a root-owned place
+    NONE = "none"  # something is missing (its note says what): one rental at a time
+
+
 _N = NodeState
 NODE_MOVES: dict[NodeState, frozenset[NodeState]] = {
     _N.AVAILABLE: frozenset({_N.DRAINING, _N.MAINTENANCE, _N.RETIRED}),
@@ -72,6 +80,9 @@ class Node:
     state: NodeState
     created_at: datetime
     note: str = ""
+    isolation: Isolation = Isolation.UNCHECKED
+    isolation_note: str = ""  # what the last check found missing (or the node's facts when nothing was)
+    isolation_checked_at: datetime | None = None  # the last check tried, reached or not
 
 
 @dataclass
@@ -98,6 +109,7 @@ class Rental:
     warned_hours: tuple[int, ...] = ()
     access_secret: str = ""  # encrypted; see crypto.py
     reason: str = ""
+    leftover_nodes: tuple[str, ...] = ()  # nodes where a failed delivery could not be undone yet: reclaimed later
 
     @property
     def claims(self) -> tuple[int, ...]:
@@ -127,8 +139,9 @@ class Access:
     ssh_host: str
     ssh_port: int
     ssh_user: str
-    jupyter_url: str | None = None
+    jupyter_url: str | None = None  # on the customer's side of `jupyter_tunnel`
     jupyter_token: str | None = None
+    jupyter_tunnel: str | None = None  # the `ssh -L` command to the rental's JupyterLab socket
 
 
 @dataclass
@@ -144,6 +157,9 @@ class NodeLoad:
 
     @property
     def free(self) -> list[int]:
+        """A node the kernel cannot keep rentals apart on takes one rental at a time."""
+        if self.claimed and self.node.isolation != Isolation.KERNEL:
+            return []
         return [i for i in range(self.node.gpu_count) if i not in self.claimed]
 
 

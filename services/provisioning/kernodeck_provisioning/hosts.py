@@ -1,4 +1,4 @@
-"""GPU nodes over SSH (paramiko): deliver a rental, reclaim it.
+"""GPU nodes over SSH (paramiko): check what a node provides to keep rentals apart, deliver a rental, reclaim it.
 
 paramiko is blocking socket code, which eventlet's monkey patching turns
 cooperative, so a delivery runs in a nameko worker like any other I/O;
@@ -12,9 +12,13 @@ import json
 import logging
 import secrets
 import shlex
+import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from importlib import resources
+from itertools import pairwise
 
 import paramiko
 
@@ -24,7 +28,9 @@ from kernodeck_provisioning.usecases import DeliveryJob
 log = logging.getLogger(__name__)
 
 NODE_ENV = "/opt/kernodeck/env"  # the node image's interpreter and tools (see the service README)
-JUPYTER_BASE_PORT = 18800
+JUPYTER_LOCAL_PORT = 8888  # the customer's end of the `ssh -L` tunnel to the rental's JupyterLab socket
+READER_STOP_S = 2.0  # how long a closing connection waits for paramiko's reader to stop
+PROCESSES_SURVIVE = 3  # reclaim.sh's (and create-user.sh's) exit status when a process of the rental lives on
 DIAGNOSTIC = resources.files("kernodeck_resources") / "diagnostic.py"  # the script customers download too
 GPU_DOUBLE_MARK = "gpu-double"
 PREPARATION_SCRIPT = {
@@ -39,11 +45,17 @@ PREPARATION_SCRIPT = {
 
 
 class NodeRefused(Exception):
-    """The node cannot be delivered (unreachable, wrong host key, a failing step or readiness check)."""
+    """The node cannot be delivered (unreachable, wrong host key, a failing step or readiness check).
 
-    def __init__(self, step: str, reason: str):
+    `leftover`: what the delivery made on the node may still be there (undoing it failed too)."""
+
+    def __init__(self, step: str, reason: str, leftover: bool = False):
         super().__init__(f"{step}: {reason}")
-        self.step, self.reason = step, reason
+        self.step, self.reason, self.leftover = step, reason, leftover
+
+
+class ProcessesSurvive(NodeRefused):
+    """A process of the rental outlived the reclaim: nothing of the rental may be given to anyone."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,15 @@ class StepTimes:
     user: float
     preparation: float
     readiness: float
+    access: float
+
+
+@dataclass(frozen=True)
+class NodeCheck:
+    """What a node provides to keep rentals apart: `kernel`, or `none` with what it lacks in `note`."""
+
+    isolation: str
+    note: str
 
 
 @dataclass(frozen=True)
@@ -81,20 +102,37 @@ class SshHosts:
         self.command_timeout_s = command_timeout_s
         self.accept_gpu_double = accept_gpu_double
 
+    def check(self, node: Node) -> NodeCheck:
+        """What the node provides to keep rentals apart (probe.sh, which only reads); NodeRefused when unreachable."""
+        with self._session(node) as client:
+            env = {"KD_BACKEND": node.backend, "KD_GPU_COUNT": str(node.gpu_count)}
+            status, out, err = self._exec(client, "probe.sh", env)
+        if status != 0:
+            raise NodeRefused("check", f"probe.sh exited {status}: {err.strip()[-300:]}")
+        findings = [line.removeprefix("finding: ") for line in out.splitlines() if line.startswith("finding: ")]
+        facts = [line.removeprefix("info: ") for line in out.splitlines() if line.startswith("info: ")]
+        return NodeCheck("none" if findings else "kernel", "; ".join(findings or facts)[:500])
+
     def deliver(self, job: DeliveryJob) -> Delivered:
-        """Create the user, prepare the environment, run the readiness check; the access, or NodeRefused."""
+        """Create the user, prepare the environment, run the readiness check, and only then install the customer's
+        key; the access, or NodeRefused once what the delivery made on the node is undone (or `leftover`)."""
         node = job.node
         started = time.perf_counter()
-        with self._connect(node) as client:
-            connected = time.perf_counter()
+        with self._session(node) as client:
+            marks = [started, time.perf_counter()]
             env = self._env(job)
-            self._run(client, "create-user.sh", env, "user")
-            user_done = time.perf_counter()
-            self._run(client, PREPARATION_SCRIPT[job.preparation], env, "preparation")
-            prepared = time.perf_counter()
-            report = self._readiness(client, env)
-            checked = time.perf_counter()
-        times = StepTimes(connected - started, user_done - connected, prepared - user_done, checked - prepared)
+            try:
+                self._run(client, "create-user.sh", env, "user")
+                marks.append(time.perf_counter())
+                prepared = self._run(client, PREPARATION_SCRIPT[job.preparation], env, "preparation")
+                marks.append(time.perf_counter())
+                report = self._readiness(client, env)
+                marks.append(time.perf_counter())
+                self._run(client, "install-key.sh", env, "access")
+                marks.append(time.perf_counter())
+            except NodeRefused as refused:
+                raise self._undone(client, job, refused) from None
+        times = StepTimes(*(later - earlier for earlier, later in pairwise(marks)))
         log.info(
             "node delivered",
             extra={
@@ -103,41 +141,59 @@ class SshHosts:
                 "framework": report.get("framework", {}).get("version"),
             },
         )
-        if job.preparation == "notebook":
-            access = Access(
-                node.host,
-                node.port,
-                job.unix_user,
-                f"http://{node.host}:{env['KD_JUPYTER_PORT']}/lab",
-                env["KD_JUPYTER_TOKEN"],
-            )
-        else:
-            access = Access(node.host, node.port, job.unix_user)
-        return Delivered(access, times)
+        return Delivered(self._access(job, env, prepared), times)
 
     def reclaim(self, node: Node, unix_user: str) -> None:
-        with self._connect(node) as client:
-            self._run(client, "reclaim.sh", {"KD_USER": unix_user}, "reclaim")
+        """Key, processes, files, GPUs and user gone; ProcessesSurvive when a process of the rental lives on."""
+        with self._session(node) as client:
+            self._reclaim(client, unix_user)
+
+    def _reclaim(self, client: paramiko.SSHClient, unix_user: str) -> None:
+        status, _out, err = self._exec(client, "reclaim.sh", {"KD_USER": unix_user})
+        if status == PROCESSES_SURVIVE:
+            raise ProcessesSurvive("reclaim", err.strip()[-300:], leftover=True)
+        if status != 0:
+            raise NodeRefused("reclaim", f"reclaim.sh exited {status}: {err.strip()[-300:]}", leftover=True)
+
+    def _undone(self, client: paramiko.SSHClient, job: DeliveryJob, refused: NodeRefused) -> NodeRefused:
+        """A delivery that failed after it began on the node: what it made there is reclaimed before the order
+        moves on; the refusal says whether that failed too."""
+        try:
+            self._reclaim(client, job.unix_user)
+        except NodeRefused as undoing:
+            kind = type(undoing) if isinstance(undoing, ProcessesSurvive) else NodeRefused
+            return kind(refused.step, f"{refused.reason}; not undone: {undoing}", leftover=True)
+        return refused
+
+    def _access(self, job: DeliveryJob, env: dict[str, str], prepared: str) -> Access:
+        node = job.node
+        if job.preparation != "notebook":
+            return Access(node.host, node.port, job.unix_user)
+        listener = next(line.split("=", 1)[1] for line in prepared.splitlines() if line.startswith("jupyter_socket="))
+        tunnel = f"ssh -N -L {JUPYTER_LOCAL_PORT}:{listener} -p {node.port} {job.unix_user}@{node.host}"
+        url = f"http://127.0.0.1:{JUPYTER_LOCAL_PORT}/lab"
+        return Access(node.host, node.port, job.unix_user, url, env["KD_JUPYTER_TOKEN"], tunnel)
 
     def _env(self, job: DeliveryJob) -> dict[str, str]:
-        gpus = ",".join(str(i) for i in job.gpu_indices)
+        # The driver numbers a rental's GPUs from 0 (it enumerates only the device files the rental can open).
+        visible = ",".join(str(i) for i in range(len(job.gpu_indices)))
         gpu_env = (
-            f"ROCR_VISIBLE_DEVICES={gpus} HIP_VISIBLE_DEVICES={gpus}"
+            f"ROCR_VISIBLE_DEVICES={visible} HIP_VISIBLE_DEVICES={visible}"
             if job.node.backend == "rocm"
-            else f"CUDA_VISIBLE_DEVICES={gpus}"
+            else f"CUDA_VISIBLE_DEVICES={visible}"
         )
         env = {
             "KD_USER": job.unix_user,
             "KD_SSH_KEY": job.ssh_public_key,
             "KD_BACKEND": job.node.backend,
-            "KD_GPUS": gpus,
+            "KD_ISOLATION": job.node.isolation,
+            "KD_GPUS": ",".join(str(i) for i in job.gpu_indices),
             "KD_GPU_ENV": gpu_env,
             "KD_GPU_COUNT": str(len(job.gpu_indices)),
             "KD_ENV": NODE_ENV,
             "KD_DIAGNOSTIC_B64": base64.b64encode(DIAGNOSTIC.read_bytes()).decode(),
         }
         if job.preparation == "notebook":
-            env["KD_JUPYTER_PORT"] = str(JUPYTER_BASE_PORT + min(job.gpu_indices))
             env["KD_JUPYTER_TOKEN"] = secrets.token_urlsafe(32)
         return env
 
@@ -154,22 +210,34 @@ class SshHosts:
             raise NodeRefused("readiness", f"the node runs the test GPU double ({version}), refused in production")
         return report
 
-    def _run(self, client: paramiko.SSHClient, name: str, env: dict[str, str], step: str) -> None:
-        status, _out, err = self._exec(client, name, env)
+    def _run(self, client: paramiko.SSHClient, name: str, env: dict[str, str], step: str) -> str:
+        status, out, err = self._exec(client, name, env)
+        if status == PROCESSES_SURVIVE:
+            raise ProcessesSurvive(step, err.strip()[-300:], leftover=True)
         if status != 0:
             raise NodeRefused(step, f"{name} exited {status}: {err.strip()[-300:]}")
+        return out
 
     def _exec(self, client: paramiko.SSHClient, name: str, env: dict[str, str]) -> tuple[int, str, str]:
-        # The values travel in the script on stdin, never on a command line a process listing would show.
+        # The values travel in the script on stdin, never on a command line a process listing would show;
+        # lib.sh (what every step shares) goes first.
         exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in env.items())
         try:
             stdin, stdout, stderr = client.exec_command("bash -s", timeout=self.command_timeout_s)
-            stdin.write(exports + script(name))
+            stdin.write(exports + script("lib.sh") + script(name))
             stdin.channel.shutdown_write()
             out, err = stdout.read().decode(errors="replace"), stderr.read().decode(errors="replace")
             return stdout.channel.recv_exit_status(), out, err
         except (OSError, paramiko.SSHException) as error:
             raise NodeRefused(name, f"the connection failed: {type(error).__name__}") from None
+
+    @contextmanager
+    def _session(self, node: Node) -> Iterator[paramiko.SSHClient]:
+        client = self._connect(node)
+        try:
+            yield client
+        finally:
+            _close(client)
 
     def _connect(self, node: Node) -> paramiko.SSHClient:
         client = paramiko.SSHClient()
@@ -190,9 +258,21 @@ class SshHosts:
                 look_for_keys=False,
             )
         except paramiko.BadHostKeyException:
-            client.close()
+            _close(client)
             raise NodeRefused("connect", "the host presented another SSH host key than the pinned one") from None
         except (TimeoutError, OSError, paramiko.SSHException) as error:
-            client.close()
+            _close(client)
             raise NodeRefused("connect", f"{type(error).__name__}: {error}"[:300]) from None
         return client
+
+
+def _close(client: paramiko.SSHClient) -> None:
+    """Close once paramiko's reader has stopped. Under eventlet that reader is a green thread waiting on the
+    socket; closed first, the socket's descriptor is free while the reader still waits on it, and a socket opened
+    meanwhile (the database's, the broker's, a pipe) may get the number: eventlet then refuses the second reader."""
+    transport = client.get_transport()
+    if transport is not None and transport.is_alive():
+        with suppress(OSError):
+            transport.sock.shutdown(socket.SHUT_RDWR)  # the reader wakes on the end of the stream and stops
+        transport.join(READER_STOP_S)
+    client.close()

@@ -7,7 +7,17 @@ from dataclasses import replace
 from datetime import datetime
 
 from kernodeck_contracts.events import Event
-from kernodeck_provisioning.domain import CLAIMING, GpuModel, Node, OrderCopy, Rental, RentalStatus, hold_lapsed
+from kernodeck_provisioning.domain import (
+    CLAIMING,
+    GpuModel,
+    Isolation,
+    Node,
+    NodeState,
+    OrderCopy,
+    Rental,
+    RentalStatus,
+    hold_lapsed,
+)
 
 
 class MemoryStore:
@@ -101,6 +111,20 @@ class MemoryUnitOfWork:
             if r.status == RentalStatus.DELIVERING and (r.delivery_lease_until is None or r.delivery_lease_until <= now)
         ]
         return due[:limit]
+
+    def nodes_to_check(self, tried_before, limit):
+        due = [
+            copy.copy(n)
+            for n in self.s.nodes.values()
+            if n.isolation == Isolation.UNCHECKED
+            and n.state != NodeState.RETIRED
+            and (n.isolation_checked_at is None or n.isolation_checked_at <= tried_before)
+        ]
+        return sorted(due, key=lambda n: n.created_at)[:limit]
+
+    def rentals_with_leftovers(self, limit):
+        due = [replace(r) for r in self.s.rentals.values() if r.leftover_nodes]
+        return sorted(due, key=lambda r: r.order_id)[:limit]
 
     def ready_ending_before(self, before: datetime, limit):
         due = [replace(r) for r in self.s.rentals.values() if r.status == RentalStatus.READY and r.ends_at <= before]

@@ -14,3 +14,10 @@ DELIVERY_STEP_SECONDS = Histogram(
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900),
 )
 RECLAIM_FAILURES = Counter("kernodeck_reclaim_failures_total", "Ends of term whose node could not be reclaimed yet")
+RECLAIM_SURVIVORS = Counter(
+    "kernodeck_reclaim_survivors_total",
+    "Reclaims (an ended term, an undone delivery) that found a process of the rental alive; the node left service",
+)
+NODE_CHECKS = Counter(
+    "kernodeck_node_checks_total", "Checks of what a node provides to keep rentals apart, by outcome", ["isolation"]
+)

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import eventlet
 from nameko.rpc import RpcProxy
 
-from kernodeck_contracts.errors import ServiceError
+from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import ExtensionPaid, OrderCreated, OrderStatusChanged, PaymentStatusChanged
 from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.state_metrics import StateMetrics
@@ -20,8 +20,8 @@ from kernodeck_kit.transport.rpc import rpc
 from kernodeck_provisioning import metrics, usecases
 from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.dependencies import Clock, Deliveries, ProvisioningTools
-from kernodeck_provisioning.domain import GpuModel, is_live
-from kernodeck_provisioning.hosts import NodeRefused
+from kernodeck_provisioning.domain import GpuModel, Isolation, is_live
+from kernodeck_provisioning.hosts import NodeRefused, ProcessesSurvive
 from kernodeck_provisioning.state_metrics import read_state
 from kernodeck_provisioning.store import SqlUnitOfWork
 
@@ -106,6 +106,8 @@ class ProvisioningService:
     @rpc(expected_exceptions=ServiceError)
     @operator_only
     def add_node(self, host, port, host_key, model, gpu_count, note="") -> dict:
+        """Registered unchecked (one rental at a time until checked): `check_node` checks it now, else the next
+        sweep does."""
         with self.uow() as uow:
             known = uow.get_model(model) if isinstance(model, str) else None
         known = known or self._catalog_model(model)
@@ -114,6 +116,17 @@ class ProvisioningService:
             view = usecases.node_view(uow, node)
         log.info("node added", extra={"node_id": node.id, "model": node.model_id, "gpus": node.gpu_count})
         return view
+
+    @rpc(expected_exceptions=ServiceError)
+    @operator_only
+    def check_node(self, node_id) -> dict:
+        """Check now what the node provides to keep rentals apart (over SSH); the node as it is then."""
+        self._check(f"check:{node_id}")
+        with self.uow() as uow:
+            node = uow.get_node(node_id)
+            if node is None:
+                raise ServiceError(ErrorCode.NOT_FOUND, "no such node")
+            return usecases.node_view(uow, node)
 
     @rpc(expected_exceptions=ServiceError)
     @operator_only
@@ -197,6 +210,8 @@ class ProvisioningService:
                 delivered = tools.hosts.deliver(job)
             except NodeRefused as refused:
                 metrics.NODE_REFUSALS.labels(refused.step).inc()
+                if isinstance(refused, ProcessesSurvive):
+                    metrics.RECLAIM_SURVIVORS.inc()
                 log.error(
                     "node refused a delivery; it is out of service until an operator looks at it",
                     extra={
@@ -204,25 +219,82 @@ class ProvisioningService:
                         "node_id": job.node.id,
                         "step": refused.step,
                         "reason": refused.reason,
+                        "leftover": refused.leftover,
                     },
                 )
                 with self.uow() as uow:
-                    if not usecases.node_refused(uow, job, str(refused), self.clock()):
+                    if not usecases.node_refused(uow, job, str(refused), self.clock(), refused.leftover):
                         metrics.DELIVERIES.labels("failed").inc()
                         return
                 continue
-            for step in ("connect", "user", "preparation", "readiness"):
+            for step in ("connect", "user", "preparation", "readiness", "access"):
                 metrics.DELIVERY_STEP_SECONDS.labels(step).observe(getattr(delivered.times, step))
             with self.uow() as uow:
                 usecases.delivered(uow, job, tools.secrets.seal(delivered.access), self.clock())
             metrics.DELIVERIES.labels("ready").inc()
             return
 
+    def _check(self, key: str) -> None:
+        """`check:<node id>`: what the node provides to keep rentals apart, recorded on the node."""
+        node_id = key.removeprefix("check:")
+        with self.uow() as uow:
+            node = uow.get_node(node_id)
+        if node is None:
+            return
+        try:
+            found = self.tools.hosts.check(node)
+        except NodeRefused as refused:
+            log.warning("a node's isolation could not be checked", extra={"node_id": node_id, "reason": str(refused)})
+            with self.uow() as uow:
+                usecases.node_check_failed(uow, node_id, str(refused), self.clock())
+            return
+        metrics.NODE_CHECKS.labels(found.isolation).inc()
+        log.log(
+            logging.INFO if found.isolation == Isolation.KERNEL else logging.WARNING,
+            "node checked",
+            extra={"node_id": node_id, "isolation": found.isolation, "note": found.note},
+        )
+        with self.uow() as uow:
+            usecases.node_checked(uow, node_id, Isolation(found.isolation), found.note, self.clock())
+
+    def _reclaim_leftover(self, key: str) -> None:
+        """`leftover:<order id>:<node id>`: what a failed delivery left on a node, reclaimed now."""
+        _, order_id, node_id = key.split(":")
+        with self.uow() as uow:
+            rental, node = uow.get_rental(order_id), uow.get_node(node_id)
+        if rental is None or node is None or node_id not in rental.leftover_nodes:
+            return
+        if self._reclaimed(node, rental.unix_user, order_id):
+            with self.uow() as uow:
+                usecases.leftover_reclaimed(uow, order_id, node_id)
+
+    def _reclaimed(self, node, unix_user: str, order_id: str) -> bool:
+        """Reclaim on the node; a process that survives sends the node out of service."""
+        try:
+            self.tools.hosts.reclaim(node, unix_user)
+            return True
+        except ProcessesSurvive as survived:
+            metrics.RECLAIM_SURVIVORS.inc()
+            log.error(
+                "a process of a rental survived its reclaim; its node is out of service, its GPUs stay taken",
+                extra={"order_id": order_id, "node_id": node.id, "reason": survived.reason},
+            )
+            with self.uow() as uow:
+                usecases.reclaim_survived(uow, node.id, survived.reason, self.clock())
+        except NodeRefused as refused:
+            metrics.RECLAIM_FAILURES.inc()
+            log.error(
+                "a rental could not be reclaimed yet",
+                extra={"order_id": order_id, "node_id": node.id, "reason": str(refused)},
+            )
+        return False
+
     # --- timers ------------------------------------------------------------------------------
 
     @configured_timer(ProvisioningSettings, "sweep_interval_s")
     def sweep(self) -> None:
-        """Lapsed holds, end warnings, ends of term, and deliveries a stopped worker left behind."""
+        """Lapsed holds, end warnings, ends of term, deliveries a stopped worker left behind, nodes to check and
+        what failed deliveries left on nodes."""
         now = self.clock()
         with self.uow() as uow:
             models = [model.id for model in uow.list_models()]
@@ -233,25 +305,24 @@ class ProvisioningService:
             usecases.send_warnings(uow, now)
             ending = uow.ready_ending_before(now, usecases.BATCH)
             due = uow.deliveries_due(now, usecases.BATCH)
+            unchecked = usecases.nodes_to_check(uow, now)
+            leftovers = uow.rentals_with_leftovers(usecases.BATCH)
         for rental in ending:
             self._end(rental.order_id, rental.node_id, rental.unix_user, now)
         for order_id in due:
             self.deliveries(order_id, self._deliver)
+        for node_id in unchecked:
+            self.deliveries(f"check:{node_id}", self._check)
+        for rental in leftovers:
+            for node_id in rental.leftover_nodes:
+                self.deliveries(f"leftover:{rental.order_id}:{node_id}", self._reclaim_leftover)
 
     def _end(self, order_id: str, node_id: str, unix_user: str, now: datetime) -> None:
         with self.uow() as uow:
             node = uow.get_node(node_id)
-        try:
-            self.tools.hosts.reclaim(node, unix_user)
-        except NodeRefused as refused:
-            metrics.RECLAIM_FAILURES.inc()
-            log.error(
-                "a term ended but its node could not be reclaimed yet",
-                extra={"order_id": order_id, "node_id": node_id, "reason": str(refused)},
-            )
-            return
-        with self.uow() as uow:
-            usecases.ended(uow, order_id, now)
+        if self._reclaimed(node, unix_user, order_id):
+            with self.uow() as uow:
+                usecases.ended(uow, order_id, now)
 
     @configured_timer(ProvisioningSettings, "capacity_sync_s", eager=True)
     def sync_capacity(self) -> None:

@@ -13,6 +13,7 @@ from kernodeck_kit.units import SqlUnit
 from kernodeck_provisioning.domain import (
     CLAIMING,
     GpuModel,
+    Isolation,
     Node,
     NodeState,
     OrderCopy,
@@ -44,6 +45,9 @@ class NodeRow(SQLModel, table=True):
     state: str = Field(max_length=16)
     note: str = ""
     created_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
+    isolation: str = Field(default="unchecked", max_length=16)
+    isolation_note: str = ""
+    isolation_checked_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
 
 
 class RentalRow(SQLModel, table=True):
@@ -74,6 +78,7 @@ class RentalRow(SQLModel, table=True):
     warned_hours: str = "[]"
     access_secret: str = ""
     reason: str = ""
+    leftover_nodes: str = "[]"
 
 
 class GpuClaimRow(SQLModel, table=True):
@@ -111,7 +116,7 @@ class AccountKeyRow(SQLModel, table=True):
 
 
 _MODEL_COLUMNS = (ModelRow.id, ModelRow.backend, ModelRow.gpus_per_lot, ModelRow.published_lots)
-_LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions", "warned_hours")
+_LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions", "warned_hours", "leftover_nodes")
 
 
 class SqlUnitOfWork(SqlUnit):
@@ -155,9 +160,10 @@ class SqlUnitOfWork(SqlUnit):
 
     def save_node(self, node):
         row = self.session.get(NodeRow, node.id) or NodeRow(id=node.id, created_at=node.created_at)
-        for name in ("host", "port", "host_key", "model_id", "backend", "gpu_count", "note"):
+        for name in ("host", "port", "host_key", "model_id", "backend", "gpu_count", "note", "isolation_note"):
             setattr(row, name, getattr(node, name))
-        row.state = node.state.value
+        row.state, row.isolation = node.state.value, node.isolation.value
+        row.isolation_checked_at = node.isolation_checked_at
         self.session.add(row)
         self.session.flush()
 
@@ -235,6 +241,18 @@ class SqlUnitOfWork(SqlUnit):
         )
         return list(self.session.exec(query.limit(limit)).all())
 
+    def nodes_to_check(self, tried_before, limit):
+        query = select(NodeRow).where(
+            NodeRow.isolation == Isolation.UNCHECKED.value,
+            NodeRow.state != NodeState.RETIRED.value,
+            or_(NodeRow.isolation_checked_at.is_(None), NodeRow.isolation_checked_at <= tried_before),
+        )
+        return [_node(row) for row in self.session.exec(query.order_by(NodeRow.created_at).limit(limit))]
+
+    def rentals_with_leftovers(self, limit):
+        query = select(RentalRow).where(RentalRow.leftover_nodes != "[]").order_by(RentalRow.order_id).limit(limit)
+        return [_rental(row) for row in self.session.exec(query)]
+
     def ready_ending_before(self, before, limit):
         query = (
             select(RentalRow)
@@ -276,7 +294,7 @@ class SqlUnitOfWork(SqlUnit):
 
 
 def _node(row: NodeRow) -> Node:
-    return copy_as(Node, row, state=NodeState(row.state))
+    return copy_as(Node, row, state=NodeState(row.state), isolation=Isolation(row.isolation))
 
 
 def _rental(row: RentalRow) -> Rental:
@@ -302,4 +320,5 @@ def _rental(row: RentalRow) -> Rental:
         warned_hours=tuple(lists["warned_hours"]),
         access_secret=row.access_secret,
         reason=row.reason,
+        leftover_nodes=tuple(lists["leftover_nodes"]),
     )

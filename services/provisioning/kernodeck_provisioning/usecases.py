@@ -29,6 +29,7 @@ from kernodeck_provisioning.domain import (
     WARNING_HOURS,
     Access,
     GpuModel,
+    Isolation,
     Node,
     NodeLoad,
     NodeState,
@@ -56,6 +57,7 @@ PAYMENT_IN_FLIGHT = frozenset({"seen", "confirming", "settled", "overpaid"})
 NO_KEY = "no_ssh_public_key"
 CAPACITY_LOST = "capacity_lost"
 NO_NODE_PASSED = "no_node_passed"
+CHECK_RETRY = timedelta(minutes=1)  # an unchecked node that could not be reached is tried again after this
 
 
 @dataclass(frozen=True)
@@ -318,12 +320,16 @@ def delivered(uow: UnitOfWork, job: DeliveryJob, access_secret: str, now: dateti
     return True
 
 
-def node_refused(uow: UnitOfWork, job: DeliveryJob, reason: str, now: datetime) -> bool:
+def node_refused(uow: UnitOfWork, job: DeliveryJob, reason: str, now: datetime, leftover: bool = False) -> bool:
     """The node could not be delivered: it leaves service, and the rental moves to the next node that fits.
+    `leftover`: what the delivery made there could not be undone yet; the sweep reclaims it later.
 
     True when another node was found (deliver again), False when the order failed.
     """
     rental = _locked_rental(uow, job.order_id)
+    if rental is not None and leftover and job.node.id not in rental.leftover_nodes:
+        rental.leftover_nodes = (*rental.leftover_nodes, job.node.id)
+        uow.save_rental(rental)
     if rental is None or rental.status != RentalStatus.DELIVERING or rental.node_id != job.node.id:
         return False
     node = uow.get_node(job.node.id)
@@ -341,6 +347,26 @@ def node_refused(uow: UnitOfWork, job: DeliveryJob, reason: str, now: datetime) 
         uow.save_rental(rental)
     announce_capacity(uow, rental.model_id)
     return placement is not None
+
+
+def leftover_reclaimed(uow: UnitOfWork, order_id: str, node_id: str) -> None:
+    rental = _locked_rental(uow, order_id)
+    if rental is not None and node_id in rental.leftover_nodes:
+        rental.leftover_nodes = tuple(n for n in rental.leftover_nodes if n != node_id)
+        uow.save_rental(rental)
+
+
+def reclaim_survived(uow: UnitOfWork, node_id: str, reason: str, now: datetime) -> bool:
+    """A process of a rental outlived its reclaim: the node leaves service, and what the rental held stays held
+    (its GPUs, its UID) until a reclaim finds nothing left. True when the node left service now."""
+    node = _locked_node(uow, node_id)
+    if node is None or node.state not in (NodeState.AVAILABLE, NodeState.DRAINING):
+        return False
+    node.state = NodeState.MAINTENANCE
+    node.note = f"a rental's process survived its reclaim at {now.isoformat()}: {reason}"[:500]
+    uow.save_node(node)
+    announce_capacity(uow, node.model_id)
+    return True
 
 
 # --- the term ---------------------------------------------------------------------
@@ -459,6 +485,33 @@ def add_node(
     return node
 
 
+def nodes_to_check(uow: UnitOfWork, now: datetime) -> list[str]:
+    return [node.id for node in uow.nodes_to_check(now - CHECK_RETRY, BATCH)]
+
+
+def node_checked(uow: UnitOfWork, node_id: str, isolation: Isolation, note: str, now: datetime) -> Node | None:
+    """What the node's check found; a node that cannot isolate takes one rental at a time from now on."""
+    node = _locked_node(uow, node_id)
+    if node is None:
+        return None
+    node.isolation, node.isolation_note, node.isolation_checked_at = isolation, note[:500], now
+    uow.save_node(node)
+    announce_capacity(uow, node.model_id)
+    return node
+
+
+def node_check_failed(uow: UnitOfWork, node_id: str, reason: str, now: datetime) -> Node | None:
+    """The check could not reach the node: what was known of it stays; an unchecked one is tried again later."""
+    node = _locked_node(uow, node_id)
+    if node is None:
+        return None
+    node.isolation_checked_at = now
+    if node.isolation == Isolation.UNCHECKED:
+        node.isolation_note = f"not checked: {reason}"[:500]
+    uow.save_node(node)
+    return node
+
+
 def set_node_state(uow: UnitOfWork, node_id: str, state: str, note: str) -> Node:
     try:
         target = NodeState(state)
@@ -489,6 +542,8 @@ def node_view(uow: UnitOfWork, node: Node) -> dict:
         "live_rentals": uow.live_rentals_on(node.id),
         "state": node.state.value,
         "note": node.note,
+        "isolation": node.isolation.value,
+        "isolation_note": node.isolation_note,
         "created_at": node.created_at.isoformat(),
     }
 
@@ -506,7 +561,17 @@ def access_view(access: Access, preparation: str) -> dict:
         "ssh_user": access.ssh_user,
         "jupyter_url": access.jupyter_url if notebook else None,
         "jupyter_token": access.jupyter_token if notebook else None,
+        "jupyter_tunnel": access.jupyter_tunnel if notebook else None,
     }
+
+
+def _locked_node(uow: UnitOfWork, node_id: str) -> Node | None:
+    """The node, read again after its model is locked."""
+    node = uow.get_node(node_id)
+    if node is None:
+        return None
+    uow.get_model(node.model_id, lock=True)
+    return uow.get_node(node_id)
 
 
 def _locked_rental(uow: UnitOfWork, order_id: str) -> Rental | None:

@@ -1,6 +1,11 @@
 """Delivery on real SSH test hosts: a paid order gets a user the customer logs into, until the term ends."""
 
+import socket
 import subprocess
+import time
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -23,6 +28,46 @@ def ssh(host, private_key, user, command, known_hosts):
     )  # fmt: skip
 
 
+@contextmanager
+def tunnel(host, private_key, user, remote_socket, known_hosts):
+    """`ssh -N -L` from a free local port to a Unix socket on the host, as the rental's access shows it; the
+    local port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [
+            "ssh", "-N", "-L", f"{port}:{remote_socket}", "-i", str(private_key), "-p", str(host.port),
+            "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", f"UserKnownHostsFile={known_hosts}",
+            "-o", "ExitOnForwardFailure=yes", f"{user}@{host.host}",
+        ],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield port
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def http_status(url: str) -> int | str:
+    """The HTTP status, or what broke before one came (the tunnel's far end refused)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except (OSError, urllib.error.URLError) as error:
+        return type(error).__name__
+
+
 def pinned(tmp_path, host):
     known = tmp_path / f"known_hosts_{host.name}"
     known.write_text(
@@ -32,7 +77,9 @@ def pinned(tmp_path, host):
 
 
 def register(provisioning, host, model="h100"):
-    return provisioning.add_node(host.host, host.port, host.host_key, model, host.gpus)
+    """Added, then checked (as `kernodeck-admin nodes add-node` does): the node as its check left it."""
+    added = provisioning.add_node(host.host, host.port, host.host_key, model, host.gpus)
+    return provisioning.check_node(added["id"])
 
 
 def access_of(provisioning, order_id):
@@ -93,17 +140,25 @@ def test_a_refusing_host_makes_delivery_go_to_the_next(provisioning, test_hosts,
     assert "another SSH host key" in nodes[impostor.host]["note"]
 
 
-def test_the_notebook_preparation_serves_jupyter_behind_its_token(provisioning, test_hosts, orders_events, tmp_path):
+def test_the_notebook_preparation_serves_jupyter_through_ssh_behind_its_token(
+    provisioning, test_hosts, orders_events, tmp_path
+):
     host = test_hosts(gpus=2, backend="rocm")
     register(provisioning, host, model="mi300x")
-    _, public = customer_key(tmp_path)
+    private, public = customer_key(tmp_path)
     created, paid = orders_events
     created("order3", model="mi300x", preparation="notebook", key=public)
     wait_until(lambda: _try_hold(provisioning, "order3", 1, "mi300x"), "the hold")
     paid("order3")
     access = wait_until(lambda: access_of(provisioning, "order3"), "the access", seconds=60)
-    assert access["jupyter_url"].startswith(f"http://{host.host}:")
-    assert len(access["jupyter_token"]) >= 32
+    user, token = access["ssh_user"], access["jupyter_token"]
+    socket_path = f"/home/{user}/.kernodeck/jupyter.sock"
+    assert access["jupyter_tunnel"] == f"ssh -N -L 8888:{socket_path} -p {host.port} {user}@{host.host}"
+    assert access["jupyter_url"] == "http://127.0.0.1:8888/lab"
+    assert len(token) >= 32
+    with tunnel(host, private, user, socket_path, pinned(tmp_path, host)) as port:
+        assert http_status(f"http://127.0.0.1:{port}/lab?token={token}") == 200
+        assert http_status(f"http://127.0.0.1:{port}/lab?token=not-{token}") == 403
 
 
 def test_a_node_added_twice_is_refused_over_rpc(provisioning, test_hosts):

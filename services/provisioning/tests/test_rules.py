@@ -17,7 +17,7 @@ from kernodeck_contracts.events import (
     RentalReady,
 )
 from kernodeck_provisioning import usecases
-from kernodeck_provisioning.domain import GpuModel, NodeState, RentalStatus
+from kernodeck_provisioning.domain import GpuModel, Isolation, NodeState, RentalStatus
 from kernodeck_provisioning.memory import MemoryStore
 from services.provisioning.tests.keys import HOST_KEY, USER_KEY
 
@@ -38,8 +38,10 @@ def run(store, use_case, *args):
         return use_case(uow, *args)
 
 
-def add_node(store, gpus=4, model=H100, port=22, host="10.0.0.1"):
-    return run(store, usecases.add_node, host, port, HOST_KEY, model, model.id, gpus, "", NOW)
+def add_node(store, gpus=4, model=H100, port=22, host="10.0.0.1", isolation=Isolation.KERNEL):
+    """A node as its check found it (one that keeps rentals apart, unless told otherwise)."""
+    node = run(store, usecases.add_node, host, port, HOST_KEY, model, model.id, gpus, "", NOW)
+    return run(store, usecases.node_checked, node.id, isolation, "", NOW)
 
 
 def order(store, order_id="o1", model="h100", lots=1, gpus_per_lot=1, preparation="pytorch", key=USER_KEY, days=3):
@@ -408,3 +410,76 @@ def test_a_failed_use_case_changes_nothing(store):
     with pytest.raises(ServiceError):
         hold(store, gpus=2)
     assert len(store.events) == before
+
+
+# --- what a node provides to keep rentals apart ---------------------------------------
+
+
+@pytest.mark.parametrize("isolation", [Isolation.UNCHECKED, Isolation.NONE])
+def test_a_node_that_cannot_keep_rentals_apart_takes_one_rental_at_a_time(store, isolation):
+    add_node(store, gpus=4, isolation=isolation)
+    assert capacity(store) == 4  # empty: any order that fits
+    hold(store, "o1", gpus=1)
+    assert capacity(store) == 0  # three GPUs idle, given to nobody else
+    with pytest.raises(ServiceError) as refused:
+        hold(store, "o2", gpus=1)
+    assert refused.value.code == "out_of_capacity"
+    run(store, usecases.release, "o1", "order_cancelled")
+    assert capacity(store) == 4
+
+
+def test_a_node_checked_kernel_takes_a_second_rental_and_says_so(store):
+    node = add_node(store, gpus=4, isolation=Isolation.UNCHECKED)
+    hold(store, "o1", gpus=1)
+    assert capacity(store) == 0
+    checked = run(store, usecases.node_checked, node.id, Isolation.KERNEL, "kernel 6.1; cgroup v2", NOW)
+    assert capacity(store) == 3
+    view = run(store, usecases.node_view, checked)
+    assert (view["isolation"], view["isolation_note"]) == ("kernel", "kernel 6.1; cgroup v2")
+    hold(store, "o2", gpus=3)
+
+
+def test_a_new_node_is_unchecked_and_checked_by_the_sweep_then_tried_again_a_minute_later(store):
+    node = run(store, usecases.add_node, "10.0.0.7", 22, HOST_KEY, H100, "h100", 2, "", NOW)
+    assert node.isolation == Isolation.UNCHECKED
+    assert run(store, usecases.nodes_to_check, NOW) == [node.id]
+    run(store, usecases.node_check_failed, node.id, "connect: refused", NOW)
+    assert store.nodes[node.id].isolation_note == "not checked: connect: refused"
+    assert run(store, usecases.nodes_to_check, NOW + timedelta(seconds=59)) == []
+    assert run(store, usecases.nodes_to_check, NOW + timedelta(seconds=60)) == [node.id]
+    run(store, usecases.node_checked, node.id, Isolation.NONE, "no /dev/kfd", NOW)
+    assert run(store, usecases.nodes_to_check, NOW + timedelta(hours=1)) == []
+
+
+def test_a_check_that_cannot_reach_a_checked_node_keeps_what_was_known(store):
+    node = add_node(store, isolation=Isolation.KERNEL)
+    run(store, usecases.node_check_failed, node.id, "connect: timed out", NOW)
+    assert (store.nodes[node.id].isolation, store.nodes[node.id].isolation_note) == (Isolation.KERNEL, "")
+
+
+def test_a_failed_delivery_not_undone_is_a_leftover_until_reclaimed(store):
+    first = add_node(store, gpus=1, host="10.0.0.1")
+    add_node(store, gpus=1, host="10.0.0.2")
+    paid(store)
+    job = run(store, usecases.take_delivery, "o1", NOW, timedelta(minutes=5))
+    assert run(store, usecases.node_refused, job, "readiness: x; not undone: y", NOW, True) is True
+    assert store.rentals["o1"].leftover_nodes == (job.node.id,)
+    assert [r.order_id for r in run(store, lambda uow: uow.rentals_with_leftovers(10))] == ["o1"]
+    retry = run(store, usecases.take_delivery, "o1", NOW, timedelta(minutes=5))
+    assert run(store, usecases.node_refused, retry, "connect: refused", NOW, False) is False  # the order fails
+    assert store.rentals["o1"].leftover_nodes == (job.node.id,)  # still to reclaim, the order failed or not
+    run(store, usecases.leftover_reclaimed, "o1", job.node.id)
+    assert store.rentals["o1"].leftover_nodes == ()
+    assert store.nodes[first.id].state == NodeState.MAINTENANCE
+
+
+def test_a_process_that_survives_a_reclaim_takes_the_node_out_of_service_once(store):
+    node = add_node(store, gpus=2)
+    paid(store)
+    deliver(store)
+    assert run(store, usecases.reclaim_survived, node.id, "processes of kdo1 survive: 77", NOW) is True
+    assert store.nodes[node.id].state == NodeState.MAINTENANCE
+    assert "survived its reclaim" in store.nodes[node.id].note
+    assert capacity(store) == 0
+    assert store.rentals["o1"].status == RentalStatus.READY and store.rentals["o1"].claims  # its GPUs stay taken
+    assert run(store, usecases.reclaim_survived, node.id, "again", NOW) is False

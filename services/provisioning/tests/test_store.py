@@ -11,7 +11,7 @@ from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.testing import truncate_all
 from kernodeck_provisioning import usecases
-from kernodeck_provisioning.domain import GpuModel
+from kernodeck_provisioning.domain import GpuModel, Isolation
 from kernodeck_provisioning.store import GpuClaimRow, SqlUnitOfWork
 from services.provisioning.tests.keys import HOST_KEY
 
@@ -25,7 +25,8 @@ def test_200_racing_holds_for_10_gpus_give_exactly_10(database_url):
     model = GpuModel("h100", "cuda", 1)
     for index in range(2):
         with store.transaction() as tx:
-            usecases.add_node(SqlUnitOfWork(tx), f"10.0.0.{index}", 22, HOST_KEY, model, "h100", 5, "", NOW)
+            node = usecases.add_node(SqlUnitOfWork(tx), f"10.0.0.{index}", 22, HOST_KEY, model, "h100", 5, "", NOW)
+            usecases.node_checked(SqlUnitOfWork(tx), node.id, Isolation.KERNEL, "", NOW)
 
     def hold(order_index: int) -> bool:
         try:

@@ -795,7 +795,15 @@ export interface components {
         Access: {
             /** Jupyter Token */
             jupyter_token: string | null;
-            /** Jupyter Url */
+            /**
+             * Jupyter Tunnel
+             * @description the `ssh -L` command that reaches the rental's JupyterLab
+             */
+            jupyter_tunnel: string | null;
+            /**
+             * Jupyter Url
+             * @description JupyterLab on the customer's side of `jupyter_tunnel`
+             */
             jupyter_url: string | null;
             /** Ssh Host */
             ssh_host: string;
@@ -1234,6 +1242,17 @@ export interface components {
             host_key: string;
             /** Id */
             id: string;
+            /**
+             * Isolation
+             * @description kernel: the node keeps rentals apart; unchecked or none: it takes one rental at a time
+             * @enum {string}
+             */
+            isolation: "unchecked" | "kernel" | "none";
+            /**
+             * Isolation Note
+             * @description what the node's check found missing, or its facts
+             */
+            isolation_note: string;
             /** Live Rentals */
             live_rentals: number;
             /** Model */

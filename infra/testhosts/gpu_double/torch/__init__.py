@@ -1,13 +1,21 @@
 """GPU DOUBLE, NOT PyTorch: a stand-in for the test hosts (see ../README.md).
 
 It answers what the readiness check asks of PyTorch: the build's backend,
-the devices (as many as the host's KD_DOUBLE_GPUS, narrowed by the
-rental's CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES), and matrix products,
-computed on the CPU in plain Python.
+the devices, and matrix products, computed on the CPU in plain Python.
+
+Its devices are found as the real driver finds them: the host's per-GPU
+device files (`/dev/nvidia0`... on CUDA, `/dev/dri/renderD128`... on ROCm)
+that this process can open, once it can open the control device
+(`/dev/nvidiactl`, `/dev/kfd`), numbered from 0 in that order; a device whose
+file the kernel refuses to open is not enumerated. Then CUDA_VISIBLE_DEVICES
+(HIP_VISIBLE_DEVICES on ROCm) narrows that list, never widens it.
 """
 
+import errno
+import glob
 import os
 import random
+import re
 from types import SimpleNamespace
 
 _MODE = os.environ.get("KD_DOUBLE_MODE", "ok")
@@ -60,18 +68,40 @@ def randn(rows, columns):
     return Tensor([[_random.gauss(0, 1) for _ in range(columns)] for _ in range(rows)])
 
 
+def _kernel_lets_open(path):
+    """No driver is behind the test hosts' device nodes: an open the kernel permits reaches the missing driver
+    and fails with ENXIO, which stands for the real driver's success here."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
+    except OSError as error:
+        return error.errno in (errno.ENXIO, errno.ENODEV)
+    return True
+
+
+def _enumerated():
+    if _BACKEND == "rocm":
+        control, pattern = "/dev/kfd", "/dev/dri/renderD[0-9]*"
+    else:
+        control, pattern = "/dev/nvidiactl", "/dev/nvidia[0-9]*"
+    if not _kernel_lets_open(control):
+        return []
+    files = sorted(glob.glob(pattern), key=lambda path: int(re.search(r"(\d+)$", path).group(1)))
+    return [path for path in files if _kernel_lets_open(path)]
+
+
 def _visible():
-    machine = int(os.environ.get("KD_DOUBLE_GPUS", "8"))
+    enumerated = _enumerated()
     listed = os.environ.get("HIP_VISIBLE_DEVICES" if _BACKEND == "rocm" else "CUDA_VISIBLE_DEVICES")
     if listed is None:
-        return list(range(machine))
-    return [int(i) for i in listed.split(",") if i.strip() and int(i) < machine]
+        return enumerated
+    wanted = [int(i) for i in listed.split(",") if i.strip().isdigit()]
+    return [enumerated[i] for i in wanted if i < len(enumerated)]
 
 
 cuda = SimpleNamespace(
     is_available=lambda: _MODE == "ok" and bool(_visible()),
     device_count=lambda: len(_visible()) if _MODE == "ok" else 0,
     get_device_properties=lambda i: SimpleNamespace(
-        name=f"Kernodeck GPU double #{_visible()[i]}", total_memory=80 * 2**30
+        name=f"Kernodeck GPU double ({os.path.basename(_visible()[i])})", total_memory=80 * 2**30
     ),
 )

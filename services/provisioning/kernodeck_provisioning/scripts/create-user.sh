@@ -1,21 +1,31 @@
-# The rental's Unix user, its key and its GPUs. Idempotent: a second run leaves the same result.
+# The rental's Unix user, from nothing: what an earlier attempt left goes first; a UID never given before on
+# this node (its group's GID the same); a home of mode 0700 whose shell environment the user writes itself; its GPUs' device files given to
+# it, every GPU's closed to all but its owner. No key yet: install-key.sh adds it last.
 set -euo pipefail
-id "$KD_USER" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash --password '*' "$KD_USER"
-home=$(getent passwd "$KD_USER" | cut -d: -f6)
-install -d -m 700 -o "$KD_USER" -g "$KD_USER" "$home/.ssh" "$home/.kernodeck"
-printf '%s\n' "$KD_SSH_KEY" > "$home/.ssh/authorized_keys"
-chown "$KD_USER:$KD_USER" "$home/.ssh/authorized_keys"
-chmod 600 "$home/.ssh/authorized_keys"
-if [ "$KD_BACKEND" = rocm ]; then
-  gpus="export ROCR_VISIBLE_DEVICES=$KD_GPUS HIP_VISIBLE_DEVICES=$KD_GPUS"
-else
-  gpus="export CUDA_VISIBLE_DEVICES=$KD_GPUS"
-fi
-printf '# Written by Kernodeck: the GPUs of this rental.\n%s\nexport PATH=%s/bin:$PATH\n' "$gpus" "$KD_ENV" > "$home/.kernodeck/env"
-for rc in .profile .bashrc; do
-  touch "$home/$rc"
-  grep -q 'kernodeck/env' "$home/$rc" || sed -i '1i . "$HOME/.kernodeck/env"' "$home/$rc"
-  [ -s "$home/$rc" ] || echo '. "$HOME/.kernodeck/env"' > "$home/$rc"
-  chown "$KD_USER:$KD_USER" "$home/$rc"
+kd_reclaim
+own=$(kd_own_gpu_files)
+for path in $own; do
+  owner=$(stat -c %u "$path")
+  [ "$owner" = 0 ] || { echo "$path belongs to UID $owner: another rental holds that GPU" >&2; exit 1; }
 done
-chown "$KD_USER:$KD_USER" "$home/.kernodeck/env"
+uid=$(kd_next_uid)
+groupadd --gid "$uid" "$KD_USER"
+useradd --uid "$uid" --gid "$uid" --no-log-init --create-home --shell /bin/bash --password '*' \
+  -K HOME_MODE=0700 -K SUB_UID_COUNT=0 -K SUB_GID_COUNT=0 "$KD_USER"
+home=$(getent passwd "$KD_USER" | cut -d: -f6)
+[ "$(stat -c %a "$home")" = 700 ] || { echo "useradd made $home $(stat -c %a "$home"), not 700" >&2; exit 1; }
+{
+  echo '# Written by Kernodeck. The kernel lets this rental open its own GPUs only; these variables narrow further.'
+  echo "export $KD_GPU_ENV"
+  echo "export PATH=$KD_ENV/bin:\$PATH TMPDIR=\$HOME/.cache/tmp"
+  echo 'umask 077'
+} | kd_as_user sh -c '
+  set -e
+  mkdir -p "$HOME/.kernodeck" "$HOME/.cache/tmp"
+  cat > "$HOME/.kernodeck/env"
+  for rc in .profile .bashrc; do
+    { echo ". \"\$HOME/.kernodeck/env\""; cat "$HOME/$rc" 2>/dev/null || true; } > "$HOME/$rc.new"
+    mv "$HOME/$rc.new" "$HOME/$rc"
+  done'
+for path in $(kd_gpu_files); do chmod go= "$path"; done
+for path in $own; do chown "$KD_USER:root" "$path"; done

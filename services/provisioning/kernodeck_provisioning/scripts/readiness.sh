@@ -1,7 +1,12 @@
-# The readiness check, as the rental's user with its GPUs: prints the diagnostic's JSON, exits non-zero on refusal.
+# The readiness check as the rental's user, the diagnostic coming on its standard input (never written where
+# the rental could put a link). On a node that isolates, it runs without the visibility variables: the kernel
+# alone must give it exactly its GPUs, and it must open its own device files and no other GPU's.
 set -euo pipefail
-home=$(getent passwd "$KD_USER" | cut -d: -f6)
-printf '%s' "$KD_DIAGNOSTIC_B64" | base64 -d > "$home/.kernodeck/diagnostic.py"
-chown "$KD_USER:$KD_USER" "$home/.kernodeck/diagnostic.py"
-exec runuser -u "$KD_USER" -- env -i HOME="$home" PATH="$KD_ENV/bin:/usr/bin:/bin" ${KD_GPU_ENV} \
-  "$KD_ENV/bin/python" "$home/.kernodeck/diagnostic.py" --expect-backend "$KD_BACKEND" --expect-gpus "$KD_GPU_COUNT"
+args=(--expect-backend "$KD_BACKEND" --expect-gpus "$KD_GPU_COUNT")
+read -ra narrowing <<< "$KD_GPU_ENV"
+if [ "$KD_ISOLATION" = kernel ]; then
+  args+=(--expect-devices "$(kd_own_gpu_files | paste -sd, -)")
+  narrowing=()
+fi
+printf '%s' "$KD_DIAGNOSTIC_B64" | base64 -d |
+  kd_as_user env PATH="$KD_ENV/bin:/usr/bin:/bin" "${narrowing[@]}" "$KD_ENV/bin/python" - "${args[@]}"

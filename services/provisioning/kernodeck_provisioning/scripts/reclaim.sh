@@ -1,14 +1,5 @@
-# The end of the term: keys revoked, the user's processes stopped, its files wiped. Idempotent.
+# The end of a rental, or of a delivery that failed: key, processes (the kernel signals them all at once, as the
+# user), files, GPUs and user. Idempotent. Exits 3, with the survivors named, when a process of the rental lives
+# on: the node then leaves service and the rental's UID stays taken.
 set -euo pipefail
-uid=$(id -u "$KD_USER" 2>/dev/null) || exit 0
-home=$(getent passwd "$KD_USER" | cut -d: -f6)
-rm -f "$home/.ssh/authorized_keys"
-for _ in $(seq 50); do
-  pkill -KILL -U "$uid" 2>/dev/null || true
-  pgrep -U "$uid" >/dev/null || break
-  sleep 0.1
-done
-find /tmp /var/tmp /dev/shm -xdev -uid "$uid" -delete 2>/dev/null || true
-userdel --remove --force "$KD_USER" 2>/dev/null || true
-rm -rf "$home"
-! id "$KD_USER" >/dev/null 2>&1
+kd_reclaim
