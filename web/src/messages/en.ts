@@ -126,6 +126,7 @@ export const en = {
   "access.port": "Port",
   "access.user": "User",
   "access.jupyter": "Jupyter URL",
+  "access.tunnel": "Jupyter tunnel (run it, then open the Jupyter URL)",
   "access.token": "Jupyter token",
   "access.export": "Export your results and checkpoints before the end date: the machine is wiped when the rental ends.",
   "pay.title": "Payment",

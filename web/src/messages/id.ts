@@ -120,6 +120,7 @@ export const id: Record<PageKey, Text> = {
   "access.port": "Port",
   "access.user": "Pengguna",
   "access.jupyter": "URL Jupyter",
+  "access.tunnel": "Terowongan Jupyter (jalankan, lalu buka URL Jupyter)",
   "access.token": "Token Jupyter",
   "access.export": "Ekspor hasil dan checkpoint Anda sebelum tanggal berakhir: mesin dihapus bersih saat sewa berakhir.",
   "pay.title": "Pembayaran",

@@ -120,6 +120,7 @@ export const vi: Record<PageKey, Text> = {
   "access.port": "Cổng",
   "access.user": "Người dùng",
   "access.jupyter": "Địa chỉ Jupyter",
+  "access.tunnel": "Đường hầm Jupyter (chạy lệnh này, rồi mở địa chỉ Jupyter)",
   "access.token": "Mã Jupyter",
   "access.export": "Hãy xuất kết quả và checkpoint trước ngày kết thúc: máy sẽ bị xóa sạch khi hết thời hạn thuê.",
   "pay.title": "Thanh toán",

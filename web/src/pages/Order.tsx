@@ -202,6 +202,7 @@ function Access({ access }: { access: Schemas["Access"] }) {
         <Copyable label={t("access.host")} value={access.ssh_host} />
         <Copyable label={t("access.port")} value={String(access.ssh_port)} />
         <Copyable label={t("access.user")} value={access.ssh_user} />
+        {access.jupyter_tunnel && <Copyable label={t("access.tunnel")} value={access.jupyter_tunnel} />}
         {access.jupyter_url && <Copyable label={t("access.jupyter")} value={access.jupyter_url} />}
         {access.jupyter_token && <Copyable label={t("access.token")} value={access.jupyter_token} />}
       </dl>
