@@ -775,7 +775,7 @@ export interface paths {
         };
         /**
          * Readyz
-         * @description Every service answers (else 503). Also each chain watcher's state as payments last heard it
+         * @description The system's view (dashboards, alerts, `make run`): every service answers (else 503). Also each chain watcher's state as payments last heard it
          *     (`following`, `lagging`, `silent`): a lagging watcher turns its methods off but leaves the API ready.
          */
         get: operations["readyz_readyz_get"];
