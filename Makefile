@@ -68,6 +68,9 @@ ASYNC := $(PYTEST) -p no:pytest_nameko -m "not unit"
 UNIT_FILES = $(shell grep -rlw --include='test_*.py' 'pytest.mark.unit' libs services gateway admin infra tests)
 ASYNC_DIRS := gateway/% services/notify/% admin/% infra/% tests/e2e/% tests/browser/% tests/faults/% tests/test_%
 LANES := --no-print-directory --output-sync=target
+# Shards of a lane at once; `make test LANE_JOBS=1` runs them one after the other (on a machine busy with other
+# work, where parallel shards only share the same CPUs).
+LANE_JOBS ?= 3
 
 test: install
 	$(MAKE) --no-print-directory lint test-unit
@@ -78,7 +81,7 @@ test: install
 UNIT := $(PYTEST) -p kernodeck_kit.unit_lane -p no:pytest_nameko -m unit
 
 test-unit: install
-	$(MAKE) $(LANES) -j2 unit-green unit-async
+	$(MAKE) $(LANES) -j$(LANE_JOBS) unit-green unit-async
 
 unit-green:
 	$(UNIT) $(filter-out $(ASYNC_DIRS),$(UNIT_FILES))
@@ -87,7 +90,7 @@ unit-async:  # a process of its own, as in the other lanes: eventlet's patching 
 	$(UNIT) $(filter $(ASYNC_DIRS),$(UNIT_FILES))
 
 test-services:
-	$(MAKE) $(LANES) -j3 services-nodes services-services services-flows
+	$(MAKE) $(LANES) -j$(LANE_JOBS) services-nodes services-services services-flows
 
 services-nodes:  # the kit, the libraries, and the payment flows on real chain nodes
 	$(GREEN) libs tests/integration/chain_payments
@@ -99,7 +102,7 @@ services-flows:  # the flows across services, and the chain watchers on their no
 	$(GREEN) tests/integration services/chain-watchers --ignore=tests/integration/chain_payments
 
 test-http:
-	$(MAKE) $(LANES) -j3 http-fuzz http-payments http-rest
+	$(MAKE) $(LANES) -j$(LANE_JOBS) http-fuzz http-payments http-rest
 
 http-fuzz:  # schemathesis over the OpenAPI document, on a stack of its own
 	$(ASYNC) tests/e2e/test_openapi_fuzz.py
