@@ -1,5 +1,6 @@
 """`make bench`: the gateway's quotes, orders and payment intents (at concurrency 1 and 32)
-against bare HTTP and AMQP baselines, confirmed chain event → order paid, on real nodes
+against bare HTTP and AMQP baselines; 32 customers at once, each quoting, ordering and asking for payment
+instructions, on SQLite and PostgreSQL (bench_customers.py); confirmed chain event → order paid, on real nodes
 and doubles, each network's watcher woken by its node, the block bringing the last confirmation
 → order paid; a busy block, one transaction paying 200 orders, on PostgreSQL and SQLite; the Solana
 watcher against ten minutes of mainnet-size slots (bench_solana_mainnet.py), its lag and pace;
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_block_to_paid import block_to_paid
 from bench.bench_busy_block import busy_block
+from bench.bench_customers import customers_bench
 from bench.bench_gateway import CAPACITY as GATEWAY_CAPACITY
 from bench.bench_gateway import STACK_ENV as GATEWAY_STACK_ENV
 from bench.bench_gateway import bare_http_server, gateway_bench
@@ -96,6 +98,10 @@ def main() -> None:
             print()
             for line in busy_block(Path(logs)):
                 print(line)
+        with tempfile.TemporaryDirectory() as logs:
+            print()
+            for line in customers_bench(Path(logs)):
+                print(line, flush=True)
         print(flush=True)
         # In a process of its own: the watcher runs under eventlet, which this one's asyncio must not.
         subprocess.run([str(BIN / "python"), str(Path(__file__).with_name("bench_solana_mainnet.py"))], check=True)
