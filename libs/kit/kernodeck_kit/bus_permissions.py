@@ -103,7 +103,7 @@ PRINCIPALS: tuple[Principal, ...] = (
     Principal("orders", "orders", publishes="orders", consumes=("payments", "provisioning", "support"), calls=("catalog.quote",)),
     Principal(
         "payments", "payments", publishes="payments", consumes=("chain", "orders", "provisioning", "support"),
-        calls=("provisioning.hold_capacity", "provisioning.release_hold", "provisioning.get_ssh_key", "accounts.get_account"),
+        calls=("provisioning.hold_capacity", "provisioning.release_hold", "orders.get_payable_order", "accounts.get_account"),
     ),
     Principal(
         "provisioning", "provisioning", publishes="provisioning", consumes=("orders", "payments", "support"),

@@ -5,8 +5,9 @@ from kernodeck_kit.transport.rpc import rpc
 
 
 class ProvisioningDouble:
-    """provisioning's RPCs as payments calls them: holds (`free_gpus` GPUs in all, then OUT_OF_CAPACITY), and the
-    account's SSH key (every account has one, but those a test names in `keyless`).
+    """provisioning's RPCs as payments calls them: holds (`free_gpus` GPUs in all, then OUT_OF_CAPACITY), refused
+    for an order without a key (`account_key_needed`) of an account a test names in `keyless` (every other has a
+    key).
 
     State lives on the class (each worker is a new instance); `reset()` before each test."""
 
@@ -22,14 +23,11 @@ class ProvisioningDouble:
         cls.free_gpus, cls.holds, cls.released, cls.asked, cls.keyless = free_gpus, {}, [], [], set()
         return cls
 
-    @rpc
-    def get_ssh_key(self, account_id):
-        key = None if account_id in ProvisioningDouble.keyless else f"ssh-ed25519 AAAA-{account_id}"
-        return {"ssh_public_key": key}
-
     @rpc(expected_exceptions=ServiceError)
-    def hold_capacity(self, order_id, account_id, model_id, gpus, until):
+    def hold_capacity(self, order_id, account_id, model_id, gpus, until, account_key_needed=False):
         cls = ProvisioningDouble
+        if account_key_needed and account_id in cls.keyless:
+            raise ServiceError(ErrorCode.SSH_KEY_REQUIRED, "no SSH key on the order nor the account")
         cls.asked.append((order_id, until))
         new = order_id not in cls.holds
         if new:
@@ -47,3 +45,30 @@ class ProvisioningDouble:
             cls.free_gpus += gpus
             cls.released.append(order_id)
         return {"released": gpus is not None}
+
+
+class OrdersDouble:
+    """orders' RPC as payments calls it: an order it is asked to be paid before its `order_created` reached
+    payments, from the orders a test `record`s here (an OrderCreated and the status now); not_found for any other
+    (another account's too, as orders answers).
+
+    State lives on the class (each worker is a new instance); `reset()` before each test."""
+
+    name = "orders"
+    known: dict = {}
+
+    @classmethod
+    def reset(cls) -> type["OrdersDouble"]:
+        cls.known = {}
+        return cls
+
+    @classmethod
+    def record(cls, created, status: str = "awaiting_payment") -> None:
+        cls.known[created.order_id] = (created, status)
+
+    @rpc(expected_exceptions=ServiceError)
+    def get_payable_order(self, account_id, order_id):
+        created, status = OrdersDouble.known.get(order_id, (None, None))
+        if created is None or created.account_id != account_id:
+            raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
+        return {"created": created.to_message(), "status": status}

@@ -47,6 +47,7 @@ from kernodeck_orders.domain import (
     check_delivery_wishes,
     order_key,
 )
+from kernodeck_orders.events import order_created
 from kernodeck_orders.state_metrics import read_state
 from kernodeck_orders.store import SqlOrders
 from kernodeck_orders.views import order_view
@@ -91,6 +92,13 @@ class OrdersService:
     @rpc(expected_exceptions=ServiceError)
     def get_order(self, account_id, order_id) -> dict:
         return order_view(use_cases.get_order(self.units, account_id, order_id))
+
+    @rpc(expected_exceptions=ServiceError)
+    def get_payable_order(self, account_id, order_id) -> dict:
+        """What payments keeps of an order from its events, for one it is asked to take a payment for before its
+        `order_created` arrived: that event's payload (`created`) and the order's status now."""
+        order = use_cases.get_order(self.units, account_id, order_id)
+        return {"created": order_created(order, self.settings.unpaid_ttl).to_message(), "status": order.status.value}
 
     @rpc(expected_exceptions=ServiceError)
     def cancel_order(self, account_id, order_id) -> dict:

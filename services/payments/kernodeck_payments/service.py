@@ -44,7 +44,13 @@ from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
 from kernodeck_payments.domain.intents import Purpose, TransferState
 from kernodeck_payments.domain.methods import METHODS, find_method
-from kernodeck_payments.domain.orders import PayableOrder, check_deliverable, check_payable, intent_deadline
+from kernodeck_payments.domain.orders import (
+    PayableOrder,
+    account_key_needed,
+    check_payable,
+    created_order,
+    intent_deadline,
+)
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.intake import SqlIntake, find_open_intent, open_payment
@@ -69,8 +75,8 @@ SWEEP_BATCH = 200
 WATCHED_PAGE = 5000  # addresses per answer: a million of them would not fit one AMQP message
 # Long enough for orders to turn the debit into `paid`, which makes the hold an allocation.
 BALANCE_HOLD = timedelta(minutes=10)
-# orders publishes a new order right after its commit; a customer may ask to pay it before it reaches payments.
-ORDER_ARRIVAL_S = 2.0
+# support publishes a confirmed extension right after its commit; its customer may ask to pay it before it arrives.
+EXTENSION_ARRIVAL_S = 2.0
 
 
 class PaymentsService:
@@ -82,6 +88,7 @@ class PaymentsService:
     state = StateMetrics(read_state, PaymentsSettings)
     rate_sources = RateSources()
     provisioning = RpcProxy("provisioning")
+    orders = RpcProxy("orders")
     accounts = RpcProxy("accounts")
     operators = Operators()
 
@@ -121,8 +128,9 @@ class PaymentsService:
 
     @contextmanager
     def _holding(self, order: PayableOrder, until):
-        """Hold the order's GPUs until `until` (OUT_OF_CAPACITY when they are not there), then run the body;
-        a hold this call took is given back if the body is refused, so both happen or neither does."""
+        """Hold the order's GPUs until `until` (OUT_OF_CAPACITY when they are not there; SSH_KEY_REQUIRED when
+        neither the order nor the account has a key: provisioning checks the account's in the same call), then run
+        the body; a hold this call took is given back if the body is refused, so both happen or neither does."""
         held = call_service(
             self.provisioning.hold_capacity,
             order.order_id,
@@ -130,6 +138,7 @@ class PaymentsService:
             order.model_id,
             order.total_gpus,
             until.isoformat(),
+            account_key_needed=account_key_needed(order),
         )
         try:
             yield
@@ -252,23 +261,26 @@ class PaymentsService:
         return pay_extension_with_balance(SqlUnits(self.db, SqlBalance), account_id, extension, utcnow())
 
     def _payable_order(self, account_id, order_id) -> PayableOrder:
-        """The order from payments' own copy (one just created is waited for a moment: its event is on its way),
-        payable now and deliverable (an SSH key on the order or the account)."""
-        order = check_payable(self._copy_of(payable_order, order_id), account_id)
-        check_deliverable(order, lambda: call_service(self.provisioning.get_ssh_key, account_id)["ssh_public_key"])
-        return order
+        """The order from payments' own copy or, asked before its `order_created` came (the instant it was
+        recorded), from orders itself, rather than after a wait for the event; payable now."""
+        order = None
+        if isinstance(order_id, str):
+            with self.db.read() as session:
+                order = payable_order(session, order_id)
+            if order is None or order.total_usd_cents is None:  # only a status change of it has come, if anything
+                answer = call_service(self.orders.get_payable_order, account_id, order_id)
+                order = created_order(OrderCreated.from_message(answer["created"]), answer["status"])
+        return check_payable(order, account_id)
 
     def _payable_extension(self, account_id, extension_id) -> PayableExtension:
-        """The extension from payments' own copy, likewise waited for a moment after its confirmation."""
-        return check_payable_extension(self._copy_of(payable_extension, extension_id), account_id, utcnow())
-
-    def _copy_of(self, read, key):
-        deadline = eventlet.hubs.get_hub().clock() + ORDER_ARRIVAL_S
+        """The extension from payments' own copy, waited for a moment after its confirmation (its event is on its
+        way; the customer pays it long after an operator confirmed it)."""
+        deadline = eventlet.hubs.get_hub().clock() + EXTENSION_ARRIVAL_S
         while True:
             with self.db.read() as session:
-                found = read(session, key) if isinstance(key, str) else None
+                found = payable_extension(session, extension_id) if isinstance(extension_id, str) else None
             if found is not None or eventlet.hubs.get_hub().clock() > deadline:
-                return found
+                return check_payable_extension(found, account_id, utcnow())
             eventlet.sleep(0.05)
 
     # --- orders ----------------------------------------------------------

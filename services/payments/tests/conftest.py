@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.doubles import ProvisioningDouble
+from kernodeck_kit.doubles import OrdersDouble, ProvisioningDouble
 from kernodeck_kit.operators import CommandRpcProxy
 from kernodeck_kit.testing import service_config, tap_events, truncate_all, wait_until
 from kernodeck_payments.config import PaymentsSettings
@@ -87,6 +87,7 @@ def configs(rabbit_config, databases, settings):
     truncate_all(databases["payments"])
     yield {
         "provisioning": {**rabbit_config, "serializer": "json"},
+        "orders": {**rabbit_config, "serializer": "json"},
         "payments": service_config(rabbit_config, databases["payments"], settings),
     }
     check_ledger(databases["payments"])
@@ -108,7 +109,8 @@ def provisioning_double():
 
 @pytest.fixture
 def running(container_factory, configs, provisioning_double):
-    return start(container_factory, {"provisioning": provisioning_double, "payments": PaymentsService}, configs)
+    services = {"provisioning": provisioning_double, "orders": OrdersDouble.reset(), "payments": PaymentsService}
+    return start(container_factory, services, configs)
 
 
 @pytest.fixture

@@ -2,11 +2,11 @@
 
 from datetime import UTC, datetime, timedelta
 
-import eventlet
 from sqlmodel import Session
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
 from kernodeck_kit.db import make_engine
+from kernodeck_kit.doubles import OrdersDouble, ProvisioningDouble
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from services.payments.tests.helpers import code_of, refusal
 
@@ -53,12 +53,25 @@ def test_an_older_status_change_does_not_undo_a_newer_one(payments_ready, watche
     )
 
 
-def test_an_order_asked_for_just_before_its_event_arrives_is_waited_for(payments_ready, watcher):
+def test_an_order_asked_for_before_its_event_arrives_is_taken_from_orders(payments_ready, watcher, payments_db):
+    """No wait for the event: orders answers for the order (OrdersDouble here), another customer asking for it is
+    told it does not exist, and the event, arriving later, changes nothing of the payment."""
     event = created("o2", datetime.now(UTC))
-    later = eventlet.spawn_after(0.3, watcher.publish, event)
+    OrdersDouble.record(event)
+    assert code_of(payments_ready.create_order_payment, "acc2", "o2", "BTC", "bitcoin") == "not_found"
     payment = payments_ready.create_order_payment(ACC, "o2", "BTC", "bitcoin")
-    later.wait()
     assert (payment["order_id"], payment["amount_usd_cents"]) == ("o2", 18_900)
+    assert ProvisioningDouble.holds == {"o2": 1}
+    assert payments_db.rows("SELECT order_id FROM payable_orders") == []  # its copy had not come
+    watcher.deliver(event)
+    assert payments_ready.create_order_payment(ACC, "o2", "BTC", "bitcoin")["id"] == payment["id"]
+
+
+def test_an_order_orders_says_is_not_awaiting_payment_is_refused(payments_ready):
+    OrdersDouble.record(created("o3", datetime.now(UTC)), status="cancelled")
+    refused = refusal(payments_ready.create_order_payment, ACC, "o3", "BTC", "bitcoin")
+    assert (refused.code, refused.detail) == ("invalid_state", "the order is cancelled, not awaiting payment")
+    assert ProvisioningDouble.holds == {}
 
 
 def test_a_batch_of_status_changes_keeps_each_orders_newest(database_at):

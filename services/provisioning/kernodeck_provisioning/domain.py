@@ -256,6 +256,17 @@ def unix_user_for(order_id: str) -> str:
     return f"kd{order_id[:16].lower()}"
 
 
+def ssh_key_required() -> ServiceError:
+    """The refusal of a hold for an order without an SSH key whose account has none: no money is taken for a
+    machine that cannot be handed over."""
+    return ServiceError(
+        ErrorCode.SSH_KEY_REQUIRED,
+        "the machine is handed over by SSH and neither the order nor the account has an SSH public key:"
+        " save your key on the account page, then pay; nothing was charged and the order is kept",
+        [{"field": "ssh_public_key", "message": "save an SSH public key on the account page"}],
+    )
+
+
 def check_gpus(gpus, gpus_per_lot: int) -> int:
     if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1 or gpus % gpus_per_lot:
         raise ServiceError.field("gpus", f"an order takes whole lots of {gpus_per_lot} GPU(s)")

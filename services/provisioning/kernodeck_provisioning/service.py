@@ -56,15 +56,18 @@ class ProvisioningService:
     # --- capacity held before payment instructions ------------------------------
 
     @rpc(expected_exceptions=ServiceError)
-    def hold_capacity(self, order_id, account_id, model_id, gpus, until) -> dict:
-        """Hold the order's GPUs until `until` (RFC 3339); idempotent per order. OUT_OF_CAPACITY when none fit."""
+    def hold_capacity(self, order_id, account_id, model_id, gpus, until, account_key_needed=False) -> dict:
+        """Hold the order's GPUs until `until` (RFC 3339); idempotent per order. OUT_OF_CAPACITY when none fit;
+        SSH_KEY_REQUIRED when `account_key_needed` (the order has no key) and the account has none."""
         try:
             deadline = datetime.fromisoformat(until)
         except (TypeError, ValueError):
             raise ServiceError.field("until", "an RFC 3339 time") from None
         try:
             with self.uow() as uow:
-                held = usecases.hold(uow, order_id, account_id, model_id, gpus, deadline, self.clock())
+                held = usecases.hold(
+                    uow, order_id, account_id, model_id, gpus, deadline, self.clock(), account_key_needed is True
+                )
         except ServiceError as refused:
             metrics.HOLDS.labels(refused.code.value).inc()
             raise

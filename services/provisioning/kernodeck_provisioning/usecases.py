@@ -42,6 +42,7 @@ from kernodeck_provisioning.domain import (
     move_node,
     move_rental,
     place,
+    ssh_key_required,
     start_term,
     unix_user_for,
     warnings_due,
@@ -107,9 +108,19 @@ def sync_models(uow: UnitOfWork, catalog_models: list[dict]) -> None:
 
 
 def hold(
-    uow: UnitOfWork, order_id: str, account_id: str, model_id: str, gpus: int, until: datetime, now: datetime
+    uow: UnitOfWork,
+    order_id: str,
+    account_id: str,
+    model_id: str,
+    gpus: int,
+    until: datetime,
+    now: datetime,
+    account_key_needed: bool = False,
 ) -> dict:
-    """Set the order's GPUs aside until `until`; idempotent per order (a later deadline extends it)."""
+    """Set the order's GPUs aside until `until`; idempotent per order (a later deadline extends it). With
+    `account_key_needed` (the order has no SSH key of its own), refused while the account has none."""
+    if account_key_needed and uow.account_key(account_id) is None:
+        raise ssh_key_required()
     model = uow.get_model(model_id, lock=True)
     if model is None:
         raise ServiceError(ErrorCode.OUT_OF_CAPACITY, f"no {model_id} GPU is in service right now")

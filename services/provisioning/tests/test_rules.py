@@ -100,6 +100,18 @@ def test_no_capacity_refuses_with_out_of_capacity(store):
     assert "o2" not in store.rentals
 
 
+def test_a_hold_for_an_order_without_a_key_needs_the_accounts(store):
+    """No money is taken for what cannot be delivered: payments asks for the account's key with the hold."""
+    add_node(store, gpus=2)
+    with pytest.raises(ServiceError) as refused:
+        run(store, usecases.hold, "o1", "a1", "h100", 1, NOW + timedelta(minutes=30), NOW, True)
+    assert (refused.value.code, refused.value.errors[0]["field"]) == ("ssh_key_required", "ssh_public_key")
+    assert "o1" not in store.rentals
+    assert hold(store, "o2")["new"] is True  # an order with its own key: the account's is not asked for
+    run(store, usecases.set_account_key, "a1", USER_KEY, NOW)
+    assert run(store, usecases.hold, "o1", "a1", "h100", 1, NOW + timedelta(minutes=30), NOW, True)["new"] is True
+
+
 def test_an_unknown_model_is_out_of_capacity(store):
     with pytest.raises(ServiceError) as refused:
         hold(store, model="h100")

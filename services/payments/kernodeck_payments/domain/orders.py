@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import OrderCreated
 
 AWAITING_PAYMENT = "awaiting_payment"
 
@@ -25,6 +26,20 @@ class PayableOrder:
     ssh_key_given: bool | None = None  # with the order; None for an order recorded before payments kept this
 
 
+def created_order(event: OrderCreated, status: str) -> PayableOrder:
+    """The order as payments' copy keeps it from its `order_created`, at `status`."""
+    return PayableOrder(
+        event.order_id,
+        event.account_id,
+        status,
+        event.total_usd_cents,
+        event.expires_at,
+        event.model_id,
+        event.total_gpus,
+        event.ssh_public_key is not None,
+    )
+
+
 def check_payable(order: PayableOrder | None, account_id: str) -> PayableOrder:
     """The order, when `account_id` may pay it now; not_found (another account's too) or invalid_state."""
     if order is None or order.account_id != account_id or order.total_usd_cents is None:
@@ -34,16 +49,10 @@ def check_payable(order: PayableOrder | None, account_id: str) -> PayableOrder:
     return order
 
 
-def check_deliverable(order: PayableOrder, account_has_key) -> None:
+def account_key_needed(order: PayableOrder) -> bool:
     """No money is taken for what cannot be delivered: a machine is handed over by SSH, with the order's key or,
-    without one, the account's (`account_has_key()`, asked only then). ssh_key_required otherwise."""
-    if order.ssh_key_given is False and not account_has_key():
-        raise ServiceError(
-            ErrorCode.SSH_KEY_REQUIRED,
-            "the machine is handed over by SSH and neither the order nor the account has an SSH public key:"
-            " save your key on the account page, then pay; nothing was charged and the order is kept",
-            [{"field": "ssh_public_key", "message": "save an SSH public key on the account page"}],
-        )
+    without one, the account's, which provisioning (its keeper) checks as it holds the GPUs (ssh_key_required)."""
+    return order.ssh_key_given is False
 
 
 def intent_deadline(order: PayableOrder, now: datetime, ttl: timedelta, shortest: timedelta) -> datetime:

@@ -1,7 +1,10 @@
+from datetime import UTC, datetime
+
 import pytest
 
 from kernodeck_contracts.errors import ServiceError
-from kernodeck_payments.domain.orders import PayableOrder, check_deliverable, check_payable
+from kernodeck_contracts.events import OrderCreated
+from kernodeck_payments.domain.orders import PayableOrder, account_key_needed, check_payable, created_order
 
 pytestmark = pytest.mark.unit
 
@@ -30,28 +33,29 @@ def test_an_order_past_awaiting_payment_is_refused_with_its_status(status):
     assert (caught.value.code, caught.value.detail) == ("invalid_state", f"the order is {status}, not awaiting payment")
 
 
-def refused_for_the_key(order: PayableOrder, account_has_key: bool) -> bool:
-    asked = []
-
-    def account_key():
-        asked.append(True)
-        return "ssh-ed25519 AAAA" if account_has_key else None
-
-    try:
-        check_deliverable(order, account_key)
-    except ServiceError as refused:
-        assert (refused.code, refused.errors[0]["field"]) == ("ssh_key_required", "ssh_public_key")
-        return True
-    finally:
-        assert asked == ([True] if order.ssh_key_given is False else [])  # the account asked only when needed
-    return False
-
-
 @pytest.mark.parametrize(
-    ("given", "account_has_key", "refused"),
-    [(False, False, True), (False, True, False), (True, False, False), (None, False, False)],
-    ids=["no key anywhere", "the account's key", "the order's key", "an order copied before keys were kept"],
+    ("given", "needed"),
+    [(False, True), (True, False), (None, False)],
+    ids=["no key on the order", "the order's key", "an order copied before keys were kept"],
 )
-def test_an_order_is_deliverable_with_a_key_on_the_order_or_the_account(given, account_has_key, refused):
+def test_the_accounts_key_is_needed_only_for_an_order_without_one(given, needed):
     order = PayableOrder("o1", "acc1", "awaiting_payment", 18_900, ssh_key_given=given)
-    assert refused_for_the_key(order, account_has_key) is refused
+    assert account_key_needed(order) is needed
+
+
+def test_an_order_asked_of_orders_is_the_copy_its_order_created_would_make():
+    expires = datetime(2026, 1, 2, tzinfo=UTC)
+    event = OrderCreated(
+        order_id="o1",
+        account_id="acc1",
+        model_id="h100",
+        duration_days=3,
+        lots=2,
+        total_gpus=2,
+        preparation="ubuntu",
+        total_usd_cents=37_800,
+        expires_at=expires,
+    )
+    assert created_order(OrderCreated.from_message(event.to_message()), "paid") == PayableOrder(
+        "o1", "acc1", "paid", 37_800, expires, "h100", 2, ssh_key_given=False
+    )
