@@ -100,14 +100,16 @@ def provisioning(container_factory, config, clock, orders_double):
 
 @pytest.fixture
 def test_hosts(tmp_path, keys):
-    """`test_hosts(gpus=.., backend=.., mode=..)` starts one more SSH test host; all stop after the test."""
+    """`test_hosts(gpus=.., backend=.., mode=.., modify_device_files=..)` starts one more SSH test host; all stop
+    after the test."""
     if reason := can_run_hosts():
         pytest.skip(reason)
     use_netns = netns_allowed()
     started = []
 
-    def start(gpus=4, backend="cuda", mode="ok") -> TestHost:
+    def start(gpus=4, backend="cuda", mode="ok", modify_device_files=False) -> TestHost:
         host = TestHost(uuid.uuid4().hex[:6], tmp_path / f"host{len(started)}", gpus, backend, mode, use_netns)
+        host.modify_device_files = modify_device_files
         host.prepare(keys[1])
         started.append(host)
         host.start()

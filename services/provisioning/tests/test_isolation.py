@@ -12,6 +12,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import eventlet
+import pytest
+from nameko.exceptions import RemoteError
 from prometheus_client import REGISTRY
 
 from infra.testhosts.hosts import RENTAL_UID_FIRST
@@ -161,6 +163,44 @@ def test_a_rental_opens_only_its_own_gpus_whatever_its_visibility_variables_say(
         assert (seen.returncode, seen.stdout.strip()) == (0, expected), (variables, seen.stderr)
     theirs_seen = b.run(f"env -u CUDA_VISIBLE_DEVICES /opt/kernodeck/env/bin/python -c {shlex.quote(NAMES)}")
     assert theirs_seen.stdout.strip() == ",".join(f"Kernodeck GPU double ({Path(p).name})" for p in theirs)
+
+
+def test_the_readiness_check_refuses_a_node_where_the_rental_can_open_a_gpu_not_its_own(test_hosts, keys, tmp_path):
+    # A node checked as isolating whose NVIDIA driver was loaded since with NVreg_ModifyDeviceFiles=1: it sets
+    # every GPU's device file back to 0666, so the rental's user can open its neighbours' GPUs.
+    host = test_hosts(gpus=2 * GPUS_EACH, modify_device_files=True)
+    node = Node("n", host.host, host.port, host.host_key, "h100", "cuda", 2 * GPUS_EACH, NodeState.AVAILABLE,
+                datetime.now(UTC), isolation=Isolation.KERNEL)  # fmt: skip
+    agent = SshHosts(str(keys[0]), accept_gpu_double=True)
+    _, public = customer_key(tmp_path)
+    job = DeliveryJob("o1", node, (0, 1), "kdleaky", public, "pytorch")
+    try:
+        agent.deliver(job)
+        raise AssertionError("delivered on a node where the rental can open other GPUs")
+    except NodeRefused as refused:
+        assert refused.step == "readiness" and not refused.leftover
+        assert "foreign_gpu: /dev/nvidia2 opens" in refused.reason and "more_gpus" in refused.reason
+    assert host.uid_of(job.unix_user) is None  # undone
+    assert not (host.root / "etc/ssh/authorized_keys" / job.unix_user).exists()
+
+
+def test_a_node_whose_driver_reopens_gpu_files_is_checked_none_and_takes_one_rental_at_a_time(
+    provisioning, test_hosts, orders_events, tmp_path
+):
+    host = test_hosts(gpus=2 * GPUS_EACH, modify_device_files=True)
+    node = register(provisioning, host)
+    assert node["isolation"] == "none"
+    assert "NVreg_ModifyDeviceFiles=0" in node["isolation_note"] and "mode 666" in node["isolation_note"]
+    created, paid = orders_events
+    _, public = customer_key(tmp_path)
+    created("orderA", gpus=GPUS_EACH, key=public)
+    wait_until(lambda: _try_hold(provisioning, "orderA", GPUS_EACH), "the hold")
+    paid("orderA")
+    access = wait_until(lambda: access_of(provisioning, "orderA"), "the access", seconds=90)
+    assert access["ssh_host"] == host.host  # alone on it, it is delivered (the variables narrow what it sees)
+    with pytest.raises(RemoteError) as refused:
+        _try_hold(provisioning, "orderB", 1)
+    assert refused.value.code == "out_of_capacity"  # two GPUs idle there, given to nobody else
 
 
 def test_a_rental_sees_nothing_of_its_neighbour_and_cannot_reach_its_jupyter(

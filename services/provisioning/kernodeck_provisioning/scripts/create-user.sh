@@ -4,10 +4,8 @@
 set -euo pipefail
 kd_reclaim
 own=$(kd_own_gpu_files)
-for path in $own; do
-  owner=$(stat -c %u "$path")
-  [ "$owner" = 0 ] || { echo "$path belongs to UID $owner: another rental holds that GPU" >&2; exit 1; }
-done
+held=$(stat -c '%u %n' $own | awk '$1 != 0')
+[ -z "$held" ] || { echo "GPU device files of another rental (UID, file): $held" >&2; exit 1; }
 uid=$(kd_next_uid)
 groupadd --gid "$uid" "$KD_USER"
 useradd --uid "$uid" --gid "$uid" --no-log-init --create-home --shell /bin/bash --password '*' \
@@ -27,5 +25,5 @@ home=$(getent passwd "$KD_USER" | cut -d: -f6)
     { echo ". \"\$HOME/.kernodeck/env\""; cat "$HOME/$rc" 2>/dev/null || true; } > "$HOME/$rc.new"
     mv "$HOME/$rc.new" "$HOME/$rc"
   done'
-for path in $(kd_gpu_files); do chmod go= "$path"; done
-for path in $own; do chown "$KD_USER:root" "$path"; done
+chmod go= $(kd_gpu_files)
+chown "$KD_USER:root" $own

@@ -49,7 +49,7 @@ kd_next_uid() {  # one more than any UID a rental ever had on this node: a UID i
 
 kd_reclaim() {  # the rental gone from the node: key, processes, files, GPUs, user; 3 when a process survives
   rm -f "$KD_KEYS/$KD_USER"
-  local uid home survivors='' path
+  local uid home survivors=''
   uid=$(id -u "$KD_USER" 2>/dev/null) || return 0
   home=$(getent passwd "$KD_USER" | cut -d: -f6)
   usermod --expiredate 1 "$KD_USER"  # no new session, not even with a key of its own in ~/.ssh
@@ -69,9 +69,9 @@ kd_reclaim() {  # the rental gone from the node: key, processes, files, GPUs, us
   kd_as_user find /tmp /var/tmp /dev/shm -xdev -user "$uid" -delete 2>/dev/null || true
   kd_as_user ipcrm --all 2>/dev/null || true  # its own shared memory, semaphores and queues only
   kd_as_user rm -rf --one-file-system "$home" 2>/dev/null || true  # what it cannot remove, root does below
-  for path in $(KD_BACKEND='' kd_gpu_files); do
-    if [ "$(stat -c %u "$path")" = "$uid" ]; then chown root:root "$path" && chmod 600 "$path"; fi
-  done
+  local given
+  given=$(KD_BACKEND='' kd_gpu_files | xargs -r stat -c '%u %n' | awk -v uid="$uid" '$1 == uid { print $2 }')
+  if [ -n "$given" ]; then chown root:root $given && chmod 600 $given; fi
   [ -z "$home" ] || rm -rf --one-file-system "$home"
   rm -f "/var/mail/$KD_USER"
   userdel "$KD_USER"  # and its group; it refuses while a process of the user runs

@@ -4,14 +4,6 @@ set -uo pipefail
 finding() { echo "finding: $*"; }
 info() { echo "info: $*"; }
 info "kernel $(uname -r)"
-mapfile -t files < <(kd_gpu_files)
-[ "${#files[@]}" -ge "$KD_GPU_COUNT" ] ||
-  finding "${#files[@]} GPU device files for $KD_GPU_COUNT GPUs registered"
-for path in "${files[@]}"; do
-  mode=$(stat -c %a "$path")
-  [ $((8#$mode & 077)) = 0 ] || finding "$path is open beyond its owner (mode $mode): GPU device files must be 0600"
-  case "$(ls -ld "$path")" in ??????????+*) finding "$path carries an ACL" ;; esac
-done
 if [ "$KD_BACKEND" = rocm ]; then
   [ -c /dev/kfd ] || finding "no /dev/kfd"
 elif [ ! -r /proc/driver/nvidia/params ]; then
@@ -20,6 +12,17 @@ else
   grep -qx 'ModifyDeviceFiles: 0' /proc/driver/nvidia/params ||
     finding "the NVIDIA driver rewrites device files: load it with NVreg_ModifyDeviceFiles=0"
   [ -c /dev/nvidiactl ] || finding "no /dev/nvidiactl"
+fi
+mapfile -t files < <(kd_gpu_files)
+[ "${#files[@]}" -ge "$KD_GPU_COUNT" ] ||
+  finding "${#files[@]} GPU device files for $KD_GPU_COUNT GPUs registered"
+if [ "${#files[@]}" -gt 0 ]; then
+  while read -r mode path; do
+    [ $((8#$mode & 077)) = 0 ] || finding "$path is open beyond its owner (mode $mode): GPU device files must be 0600"
+  done < <(stat -c '%a %n' "${files[@]}")
+  while read -r path; do
+    finding "$path carries an ACL"
+  done < <(ls -ld "${files[@]}" | awk 'substr($1, 11, 1) == "+" { print $NF }')
 fi
 proc=$(awk '$5 == "/proc" { options = $NF } END { print options }' /proc/self/mountinfo)
 case ",$proc," in
