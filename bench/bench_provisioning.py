@@ -1,8 +1,9 @@
 """Provisioning: how long a delivery takes on the local test hosts, step by step, and from `paid` to `ready`.
 
 `delivery_steps` drives provisioning's SSH host agent against one test host
-in-process (connect, user, preparation, readiness check; then the reclaim),
-with no broker in the way. `paid_to_ready` reads the timelines of orders the
+in-process (connect, user, preparation, readiness check, the key; then the
+reclaim), with no broker in the way, on a node checked as keeping rentals
+apart (the readiness check opens every GPU device file). `paid_to_ready` reads the timelines of orders the
 stack delivered: from the order's `paid` entry to its `ready` entry, every
 hop included (orders' event, provisioning's delivery, provisioning's event).
 Both run on the GPU double: the readiness check's matrix products are
@@ -34,12 +35,12 @@ from bench.measure import bearer_for_new_customer, percentiles
 from infra.local.isolation import running_stack
 from infra.testhosts.hosts import TestHost, admin_key, can_run_hosts, netns_allowed
 from infra.testhosts.local import TEST_ACCOUNT_KEY
-from kernodeck_provisioning.domain import Node, NodeState
+from kernodeck_provisioning.domain import Isolation, Node, NodeState
 from kernodeck_provisioning.hosts import SshHosts
 from kernodeck_provisioning.usecases import DeliveryJob
 from tests.e2e.conftest import watchers_reporting
 
-STEPS = ("connect", "user", "preparation", "readiness")
+STEPS = ("connect", "user", "preparation", "readiness", "access")
 REFERENCE_LOOP = 2_000_000  # additions of the machine-speed loop
 
 
@@ -69,7 +70,16 @@ def delivery_steps(samples: int = 20) -> dict:
         host.start()
         try:
             node = Node(
-                "bench", host.host, host.port, host.host_key, "h100", "cuda", 8, NodeState.AVAILABLE, datetime.now()
+                "bench",
+                host.host,
+                host.port,
+                host.host_key,
+                "h100",
+                "cuda",
+                8,
+                NodeState.AVAILABLE,
+                datetime.now(),
+                isolation=Isolation.KERNEL,
             )
             agent = SshHosts(str(private), accept_gpu_double=True)
             times = {step: [] for step in (*STEPS, "total", "reclaim")}
