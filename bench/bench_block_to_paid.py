@@ -63,7 +63,7 @@ def block_to_paid(log_dir: Path) -> list[str]:
             return [f"block -> paid: skipped, no node installed ({devnet.skipped})"]
         slow_polls = {f"watcher-{network}": {"WATCHER_POLL_INTERVAL_S": str(SLOW_POLL_S)} for network in devnet.up}
         # Every paid order holds its GPU: two more 64-GPU rtx4090 nodes than the stack's one.
-        capacity = {"extra_ports": {"rtx4090": 2}}
+        capacity = {"extra_nodes": {"rtx4090": 2}}
         with running_stack(log_dir, "kd_bench_chain", env, devnet.up, process_env=slow_polls, **capacity) as stack:
             if pool := devnet.import_solana_pool({**os.environ, **stack.env}):
                 print(pool)

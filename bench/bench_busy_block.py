@@ -75,7 +75,7 @@ def busy_block(log_dir: Path, stores=("postgresql", "sqlite"), profile_dir: Path
                         }
                     )
             # Every paid order holds its GPU: three more 64-GPU rtx4090 nodes than the stack's one.
-            options = {"process_env": process_env, "extra_ports": {"rtx4090": 3}, "sqlite": store == "sqlite"}
+            options = {"process_env": process_env, "extra_nodes": {"rtx4090": 3}, "sqlite": store == "sqlite"}
             with running_stack(log_dir / store, f"kd_bench_busy_{store[:2]}", env, ("bitcoin",), **options) as stack:
                 lines += asyncio.run(_measure(stack, devnet.nodes["bitcoin"], store, profile_dir is not None))
         finally:

@@ -45,7 +45,7 @@ QUOTE = {"model": "h100", "duration_days": 3, "lots": 1, "preparation": "ubuntu"
 METHOD = {"asset": "LTC", "network": "litecoin"}
 STEPS = ("quote", "order", "instructions")
 # Each of the customers' intents holds its order's GPU: 4 nodes of 64 h100s (the test host's and 3 ports more).
-CAPACITY = {"gpus": {**LOCAL_GPUS, "h100": 64}, "extra_ports": {"h100": 3}}
+CAPACITY = {"gpus": {**LOCAL_GPUS, "h100": 64}, "extra_nodes": {"h100": 3}}
 # Several flows through the gateway for a customer every second, from one address: the per-account and
 # per-address limits meant for people are lifted; on a loaded machine a call may take longer than 3 s; and the
 # customers' passwords, not measured here, are hashed cheaply.

@@ -43,7 +43,7 @@ INTENT_ORDER = {
 STACK_ENV = {"PAYMENTS_OPEN_INTENTS_PER_ACCOUNT": "100000", "GATEWAY_RPC_TIMEOUT_S": "30"}
 CAPACITY = {
     "gpus": {**LOCAL_GPUS, "a100": 64, "h100": 64, "rtx4090": 64},
-    "extra_ports": {"a100": 5, "h100": 15, "rtx4090": 7},
+    "extra_nodes": {"a100": 5, "h100": 15, "rtx4090": 7},
 }
 
 

@@ -70,7 +70,7 @@ def running_stack(
     env: dict | None = None,
     watchers: tuple[str, ...] = (),
     gpus: dict[str, int] | None = None,
-    extra_ports: dict[str, int] | None = None,
+    extra_nodes: dict[str, int] | None = None,
     sqlite: bool = False,
     broker: str | None = None,
     pg_admin_url: str = PG_ADMIN_URL,
@@ -78,16 +78,16 @@ def running_stack(
 ):
     """A started Stack on a fresh vhost and fresh databases (one per service and per watcher: PostgreSQL, or
     with `sqlite` the embedded default, files under `log_dir`/data), with a GPU test host per model (`gpus`:
-    GPUs per model) registered as its nodes, notify speaking to a Bot API double (`stack.telegram`). `broker`
-    (an AMQP URI) and `pg_admin_url` put it on a broker and a PostgreSQL server of the caller's own instead of
-    the machine's."""
+    GPUs per model; `extra_nodes`: more hosts of a model) registered as its nodes, notify speaking to a Bot API
+    double (`stack.telegram`). `broker` (an AMQP URI) and `pg_admin_url` put it on a broker and a PostgreSQL
+    server of the caller's own instead of the machine's."""
     rates_file = log_dir / "rates.json"
     fresh_rates = keep_dev_rates_fresh(rates_file)
     databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
     with (
         nullcontext(broker) if broker else temporary_vhost(prefix) as amqp_uri,
         nullcontext({}) if sqlite else temporary_databases(databases_of, prefix, pg_admin_url) as databases,
-        local_hosts(log_dir / "testhosts", gpus or STACK_GPUS, log=lambda line: None, extra_ports=extra_ports) as hosts,
+        local_hosts(log_dir / "testhosts", gpus or STACK_GPUS, log=lambda line: None, extra_nodes=extra_nodes) as hosts,
         TelegramDouble() as telegram,
     ):
         stack_settings = {

@@ -33,7 +33,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 SLOTS_LOCK = Path(tempfile.gettempdir()) / "kernodeck-testhost-slots.lock"
@@ -42,7 +42,7 @@ SSHD = "/usr/sbin/sshd"
 DOUBLE = Path(__file__).resolve().parent / "gpu_double"
 # The node's sshd: keys in a root-owned directory first (provisioning installs rentals' keys there).
 SSHD_CONFIG = """\
-{ports}
+Port {port}
 ListenAddress {address}
 HostKey /etc/ssh/kd_host_ed25519_key
 PermitRootLogin prohibit-password
@@ -103,8 +103,6 @@ class TestHost:
     port: int = 22
     process: subprocess.Popen | None = None
     slot: int | None = None
-    extra_ports: int = 0  # more ports of the same sshd, each registrable as a node of its own (benchmarks)
-    ports: list[int] = field(default_factory=list)
     modify_device_files: bool = False  # the double's driver reopens GPU device files (a node that cannot isolate)
 
     @property
@@ -149,12 +147,11 @@ class TestHost:
             with _slots_held():
                 self.slot = self.slot or _free_slot()
                 _network(self.netns, self.slot)
-            self.host, self.ports = f"{SUBNET}.{self.slot}.2", [22, *range(2201, 2201 + self.extra_ports)]
+            self.host, self.port = f"{SUBNET}.{self.slot}.2", 22
         else:
-            self.host, self.ports = "127.0.0.1", [_free_port() for _ in range(1 + self.extra_ports)]
-        self.port = self.ports[0]
+            self.host, self.port = "127.0.0.1", _free_port()
         config = self.root / "etc/ssh/sshd_config"  # the default path: `sshd -T` on the host reads it
-        config.write_text(SSHD_CONFIG.format(ports="\n".join(f"Port {p}" for p in self.ports), address=self.host))
+        config.write_text(SSHD_CONFIG.format(port=self.port, address=self.host))
         mounts = [
             f"mount --bind {self.root / folder} /{folder}"
             for folder in ("etc", "home", "opt", "run", "var/tmp", "tmp")  # /tmp last: the host folder may be under it

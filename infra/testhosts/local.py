@@ -1,6 +1,7 @@
 """The local GPU test hosts of `make run`, the end-to-end tests and the benchmarks: one per catalog model,
 registered with provisioning like real nodes (their readiness check meets the labelled GPU double)."""
 
+import json
 import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -43,9 +44,11 @@ def local_hosts(
     gpus: dict[str, int] | None = None,
     log=print,
     fixed_addresses: bool = False,
-    extra_ports: dict[str, int] | None = None,
+    extra_nodes: dict[str, int] | None = None,
 ):
-    """Start one test host per model (none, with a message, where this machine cannot run them).
+    """Start one test host per model (none, with a message, where this machine cannot run them), and for a
+    model of `extra_nodes` that many more, each a node of its own (its own GPUs' device files), named
+    `<model>+<n>`.
 
     `fixed_addresses` (make run) puts each model's host at the same address every run, so that the nodes
     registered by an earlier run (their host keys are kept in `folder`) are the same nodes again."""
@@ -55,16 +58,26 @@ def local_hosts(
         return
     use_netns = netns_allowed()
     _private, public = admin_key(folder)
-    hosts = {}
-    try:
-        for index, (model, count) in enumerate((gpus or LOCAL_GPUS).items()):
-            backend = "rocm" if model in ROCM_MODELS else "cuda"
-            host = TestHost(model, folder / "hosts" / model, count, backend, "ok", use_netns)
+    planned = {}
+    for index, (model, count) in enumerate((gpus or LOCAL_GPUS).items()):
+        backend = "rocm" if model in ROCM_MODELS else "cuda"
+        for copy in range(1 + (extra_nodes or {}).get(model, 0)):
+            name = f"{model}+{copy}" if copy else model
+            host = TestHost(name, folder / "hosts" / name, count, backend, "ok", use_netns)
             host.slot = FIXED_SLOTS + index if fixed_addresses else None
-            host.extra_ports = (extra_ports or {}).get(model, 0)
-            host.prepare(public)
-            host.start()
-            hosts[model] = host
+            planned[name] = host
+    hosts = {}
+
+    def start(item) -> None:
+        name, host = item
+        host.prepare(public)
+        host.start()
+        hosts[name] = host
+
+    try:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(start, planned.items()))
+        hosts = {name: hosts[name] for name in planned}  # in the models' order
         where = "network namespaces on 10.213.0.0/16" if use_netns else "sshd on loopback ports"
         log(f"GPU test hosts: {len(hosts)} ({where}), each with the labelled GPU double, not a GPU")
         yield hosts
@@ -74,21 +87,24 @@ def local_hosts(
 
 
 def register(hosts: dict[str, TestHost], env: dict[str, str]) -> list[str]:
-    """Add each host as a node through `kernodeck-admin nodes` (a host known already is left as it is)."""
+    """Add each host as a node through `kernodeck-admin nodes`, which checks it (a host known already is left
+    as it is); a new one that could not keep rentals apart is an error here: every test host can."""
 
     def add(item) -> str:
-        model, host, port = item
+        name, host = item
+        model = name.partition("+")[0]
         done = subprocess.run(
             [
-                str(BIN / "kernodeck-admin"), "nodes", "add-node", "--host", host.host, "--port", str(port),
+                str(BIN / "kernodeck-admin"), "nodes", "add-node", "--host", host.host, "--port", str(host.port),
                 "--host-key", host.host_key, "--model", model, "--gpus", str(host.gpus), "--note", "local test host",
             ],
             env={**os.environ, **env}, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         if done.returncode != 0 and "already_exists" not in done.stderr:
-            raise RuntimeError(f"registering the {model} test host failed: {done.stderr.strip()[-500:]}")
+            raise RuntimeError(f"registering the {name} test host failed: {done.stderr.strip()[-500:]}")
+        if done.returncode == 0 and (node := json.loads(done.stdout))["isolation"] != "kernel":
+            raise RuntimeError(f"the {name} test host cannot keep rentals apart: {node['isolation_note']}")
         return model
 
-    nodes = [(model, host, port) for model, host in hosts.items() for port in host.ports]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        return list(pool.map(add, nodes))
+        return list(pool.map(add, hosts.items()))
