@@ -35,9 +35,8 @@ from bench.measure import bearer_for_new_customer, percentiles
 from infra.local.isolation import running_stack
 from infra.testhosts.hosts import TestHost, admin_key, can_run_hosts, netns_allowed
 from infra.testhosts.local import TEST_ACCOUNT_KEY
-from kernodeck_provisioning.domain import Isolation, Node, NodeState
+from kernodeck_provisioning.domain import DeliveryJob, Isolation, Node, NodeState
 from kernodeck_provisioning.hosts import SshHosts
-from kernodeck_provisioning.usecases import DeliveryJob
 from tests.e2e.conftest import watchers_reporting
 
 STEPS = ("connect", "user", "preparation", "readiness", "access")

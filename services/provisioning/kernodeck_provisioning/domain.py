@@ -1,4 +1,5 @@
-"""Provisioning rules: GPU nodes, who holds which GPU, the rental's status and term. No I/O."""
+"""Provisioning rules: GPU nodes, who holds which GPU, the rental's status and term, and what a host agent is
+asked and answers. No I/O."""
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -9,7 +10,6 @@ from kernodeck_contracts.errors import ErrorCode, ServiceError
 BACKENDS = ("cuda", "rocm")
 PREPARATIONS = ("ubuntu", "python", "pytorch", "notebook", "inference", "blender", "custom")
 WARNING_HOURS = (24, 1)  # RentalEnding goes out this many hours before the end, once each
-PREPARATION_NOTE_MAX = 2000
 
 
 class NodeState(StrEnum):
@@ -142,6 +142,57 @@ class Access:
     jupyter_url: str | None = None  # on the customer's side of `jupyter_tunnel`
     jupyter_token: str | None = None
     jupyter_tunnel: str | None = None  # the `ssh -L` command to the rental's JupyterLab socket
+
+
+@dataclass(frozen=True)
+class DeliveryJob:
+    """Everything a host agent needs to prepare one rental on one node."""
+
+    order_id: str
+    node: Node
+    gpu_indices: tuple[int, ...]
+    unix_user: str
+    ssh_public_key: str
+    preparation: str
+
+
+@dataclass(frozen=True)
+class StepTimes:
+    """Seconds each step of a delivery took, for the benchmark and the metrics."""
+
+    connect: float
+    user: float
+    preparation: float
+    readiness: float
+    access: float
+
+
+@dataclass(frozen=True)
+class Delivered:
+    access: Access
+    times: StepTimes
+
+
+@dataclass(frozen=True)
+class NodeCheck:
+    """What a node provides to keep rentals apart: `kernel`, or `none` with what it lacks in `note`."""
+
+    isolation: str
+    note: str
+
+
+class NodeRefused(Exception):
+    """The node cannot be delivered (unreachable, wrong host key, a failing step or readiness check).
+
+    `leftover`: what the delivery made on the node may still be there (undoing it failed too)."""
+
+    def __init__(self, step: str, reason: str, leftover: bool = False):
+        super().__init__(f"{step}: {reason}")
+        self.step, self.reason, self.leftover = step, reason, leftover
+
+
+class ProcessesSurvive(NodeRefused):
+    """A process of the rental outlived the reclaim: nothing of the rental may be given to anyone."""
 
 
 @dataclass

@@ -16,14 +16,21 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from importlib import resources
 from itertools import pairwise
 
 import paramiko
 
-from kernodeck_provisioning.domain import Access, Node
-from kernodeck_provisioning.usecases import DeliveryJob
+from kernodeck_provisioning.domain import (
+    Access,
+    Delivered,
+    DeliveryJob,
+    Node,
+    NodeCheck,
+    NodeRefused,
+    ProcessesSurvive,
+    StepTimes,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,45 +49,6 @@ PREPARATION_SCRIPT = {
     "inference": "prepare-inference.sh",
     "blender": "prepare-blender.sh",
 }
-
-
-class NodeRefused(Exception):
-    """The node cannot be delivered (unreachable, wrong host key, a failing step or readiness check).
-
-    `leftover`: what the delivery made on the node may still be there (undoing it failed too)."""
-
-    def __init__(self, step: str, reason: str, leftover: bool = False):
-        super().__init__(f"{step}: {reason}")
-        self.step, self.reason, self.leftover = step, reason, leftover
-
-
-class ProcessesSurvive(NodeRefused):
-    """A process of the rental outlived the reclaim: nothing of the rental may be given to anyone."""
-
-
-@dataclass(frozen=True)
-class StepTimes:
-    """Seconds each step of a delivery took, for the benchmark and the metrics."""
-
-    connect: float
-    user: float
-    preparation: float
-    readiness: float
-    access: float
-
-
-@dataclass(frozen=True)
-class NodeCheck:
-    """What a node provides to keep rentals apart: `kernel`, or `none` with what it lacks in `note`."""
-
-    isolation: str
-    note: str
-
-
-@dataclass(frozen=True)
-class Delivered:
-    access: Access
-    times: StepTimes
 
 
 def script(name: str) -> str:

@@ -1,4 +1,4 @@
-"""Provisioning's tables and the SQL unit of work over a kit transaction."""
+"""Provisioning's tables and its SQL unit (use_cases.unit.ProvisioningUnit) on a kit transaction."""
 
 import json
 from datetime import datetime
@@ -119,8 +119,8 @@ _MODEL_COLUMNS = (ModelRow.id, ModelRow.backend, ModelRow.gpus_per_lot, ModelRow
 _LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions", "warned_hours", "leftover_nodes")
 
 
-class SqlUnitOfWork(SqlUnit):
-    """The unit of work on one kit transaction (its events leave through the outbox)."""
+class SqlProvisioning(SqlUnit):
+    """Provisioning's unit on one kit transaction (its events leave through the outbox)."""
 
     # Models are read as plain rows and written by one upsert: a model copied by the catalog sync and by an
     # operator's add_node at once (neither sees the other's row before its commit) is written twice, not refused.

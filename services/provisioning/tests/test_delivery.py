@@ -11,9 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from nameko.exceptions import RemoteError
 
-from kernodeck_provisioning.domain import Node, NodeState
+from kernodeck_provisioning.domain import DeliveryJob, Node, NodeState
 from kernodeck_provisioning.hosts import NodeRefused, SshHosts
-from kernodeck_provisioning.usecases import DeliveryJob
 from services.provisioning.tests.conftest import customer_key, wait_until
 
 

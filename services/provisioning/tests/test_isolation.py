@@ -17,9 +17,8 @@ from nameko.exceptions import RemoteError
 from prometheus_client import REGISTRY
 
 from infra.testhosts.hosts import RENTAL_UID_FIRST
-from kernodeck_provisioning.domain import Isolation, Node, NodeState, unix_user_for
+from kernodeck_provisioning.domain import DeliveryJob, Isolation, Node, NodeState, unix_user_for
 from kernodeck_provisioning.hosts import NodeRefused, SshHosts
-from kernodeck_provisioning.usecases import DeliveryJob
 from services.provisioning.tests.conftest import customer_key, wait_until
 from services.provisioning.tests.test_delivery import (
     _try_hold,

@@ -10,9 +10,10 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.testing import truncate_all
-from kernodeck_provisioning import usecases
+from kernodeck_kit.units import SqlUnits
 from kernodeck_provisioning.domain import GpuModel, Isolation
-from kernodeck_provisioning.store import GpuClaimRow, SqlUnitOfWork
+from kernodeck_provisioning.store import GpuClaimRow, SqlProvisioning
+from kernodeck_provisioning.use_cases import capacity, inventory
 from services.provisioning.tests.keys import HOST_KEY
 
 NOW = datetime.now(UTC)
@@ -23,15 +24,14 @@ def test_200_racing_holds_for_10_gpus_give_exactly_10(database_url):
     engine = make_engine(database_url, pool_size=8)  # 200 greenthreads race for 16 connections
     store = Store(engine, "provisioning", relay=None)
     model = GpuModel("h100", "cuda", 1)
+    units = SqlUnits(store, SqlProvisioning)
     for index in range(2):
-        with store.transaction() as tx:
-            node = usecases.add_node(SqlUnitOfWork(tx), f"10.0.0.{index}", 22, HOST_KEY, model, "h100", 5, "", NOW)
-            usecases.node_checked(SqlUnitOfWork(tx), node.id, Isolation.KERNEL, "", NOW)
+        node = inventory.add_node(units, f"10.0.0.{index}", 22, HOST_KEY, model, "h100", 5, "", NOW)
+        inventory.node_checked(units, node.id, Isolation.KERNEL, "", NOW)
 
     def hold(order_index: int) -> bool:
         try:
-            with store.transaction() as tx:
-                usecases.hold(SqlUnitOfWork(tx), f"o{order_index}", "a", "h100", 1, NOW + timedelta(minutes=30), NOW)
+            capacity.hold(units, f"o{order_index}", "a", "h100", 1, NOW + timedelta(minutes=30), NOW)
             return True
         except ServiceError as refused:
             assert refused.code == "out_of_capacity"
@@ -42,8 +42,8 @@ def test_200_racing_holds_for_10_gpus_give_exactly_10(database_url):
     assert outcomes.count(True) == 10
     with store.read() as session:
         assert session.execute(select(func.count()).select_from(GpuClaimRow)).scalar() == 10
-        with store.transaction() as tx:
-            assert usecases.loads_of(SqlUnitOfWork(tx), "h100")[0].free == []
+        with units.transaction() as unit:
+            assert capacity.loads_of(unit, "h100")[0].free == []
     engine.dispose()
 
 
@@ -54,15 +54,15 @@ def test_a_model_copied_by_two_units_at_once_is_written_not_refused(database_url
 
     def add_while_the_sync_holds_its_copy():  # an operator's add_node, which found no copy either
         with store.transaction() as tx:
-            SqlUnitOfWork(tx).save_model(GpuModel("h100", "cuda", 1))  # waits for the sync's row, then writes
+            SqlProvisioning(tx).save_model(GpuModel("h100", "cuda", 1))  # waits for the sync's row, then writes
 
     with store.transaction() as sync:
-        SqlUnitOfWork(sync).save_model(GpuModel("h100", "cuda", 1, published_lots=3))
+        SqlProvisioning(sync).save_model(GpuModel("h100", "cuda", 1, published_lots=3))
         adding = eventlet.spawn(add_while_the_sync_holds_its_copy)
         eventlet.sleep(0.5)
     adding.wait()
     with store.transaction() as tx:
-        unit = SqlUnitOfWork(tx)
+        unit = SqlProvisioning(tx)
         assert unit.list_models() == [GpuModel("h100", "cuda", 1)]
         unit.save_model(GpuModel("h100", "cuda", 1, published_lots=5))
         assert unit.get_model("h100").published_lots == 5

@@ -1,13 +1,18 @@
-"""What the use cases need of storage: one unit of work per transaction (SQL in service, memory in rule tests)."""
+"""What provisioning's use cases read and change in one transaction, and the reads they share."""
 
+import logging
 from datetime import datetime
 from typing import Protocol
 
-from kernodeck_contracts.events import Event
-from kernodeck_provisioning.domain import GpuModel, Node, OrderCopy, Rental
+from kernodeck_contracts.events import Event, ProvisioningFailed
+from kernodeck_provisioning.domain import GpuModel, Node, OrderCopy, Rental, RentalStatus, move_rental
+
+log = logging.getLogger(__name__)
+
+BATCH = 200
 
 
-class UnitOfWork(Protocol):
+class ProvisioningUnit(Protocol):
     def emit(self, event: Event) -> None: ...
 
     def get_model(self, model_id: str, lock: bool = False) -> GpuModel | None:
@@ -56,3 +61,28 @@ class UnitOfWork(Protocol):
     def account_key(self, account_id: str) -> str | None: ...
 
     def set_account_key(self, account_id: str, key: str, now: datetime) -> None: ...
+
+
+def locked_node(unit: ProvisioningUnit, node_id: str) -> Node | None:
+    """The node, read again after its model is locked."""
+    node = unit.get_node(node_id)
+    if node is None:
+        return None
+    unit.get_model(node.model_id, lock=True)
+    return unit.get_node(node_id)
+
+
+def locked_rental(unit: ProvisioningUnit, order_id: str) -> Rental | None:
+    """The rental, read again after its model is locked, so that no other worker changes it meanwhile."""
+    rental = unit.get_rental(order_id)
+    if rental is None:
+        return None
+    unit.get_model(rental.model_id, lock=True)
+    return unit.get_rental(order_id)
+
+
+def fail(unit: ProvisioningUnit, rental: Rental, reason: str, detail: str) -> None:
+    move_rental(rental, RentalStatus.FAILED, reason)
+    unit.save_rental(rental)
+    unit.emit(ProvisioningFailed(order_id=rental.order_id, account_id=rental.account_id, reason=f"{reason}: {detail}"))
+    log.error("provisioning failed", extra={"order_id": rental.order_id, "reason": reason})

@@ -1,0 +1,163 @@
+"""Capacity: GPUs held before payment instructions, released when lapsed, and what the catalog is told."""
+
+from dataclasses import replace
+from datetime import datetime
+
+from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.events import CapacityChanged, PaymentStatusChanged
+from kernodeck_kit.units import Units
+from kernodeck_provisioning.domain import (
+    GpuModel,
+    NodeLoad,
+    Rental,
+    RentalStatus,
+    available_lots,
+    check_gpus,
+    move_rental,
+    place,
+    ssh_key_required,
+)
+from kernodeck_provisioning.use_cases.unit import BATCH, ProvisioningUnit, locked_rental
+
+# A payment in these statuses has a transfer on its way: its order's hold waits for it past the deadline.
+PAYMENT_IN_FLIGHT = frozenset({"seen", "confirming", "settled", "overpaid"})
+
+
+def loads_of(unit: ProvisioningUnit, model_id: str) -> list[NodeLoad]:
+    nodes = unit.nodes_of_model(model_id)
+    claimed = unit.claimed_on([n.id for n in nodes])
+    return [NodeLoad(n, claimed[n.id]) for n in nodes]
+
+
+def announce_capacity(
+    unit: ProvisioningUnit, model_id: str, force: bool = False, loads: list[NodeLoad] | None = None
+) -> int:
+    """Tell the catalog the model's free lots when they changed (or always, with `force`); `loads`, when the
+    caller has them current, spare reading them again."""
+    model = unit.get_model(model_id)
+    lots = available_lots(loads if loads is not None else loads_of(unit, model_id), model.gpus_per_lot)
+    if force or lots != model.published_lots:
+        unit.emit(CapacityChanged(model_id=model_id, available_lots=lots))
+        unit.save_model(replace(model, published_lots=lots))
+    return lots
+
+
+def sync_models(units: Units[ProvisioningUnit], catalog_models: list[dict]) -> None:
+    """Copy the catalog's models (backend, GPUs per lot); each gets its capacity announced, 0 without a node."""
+    with units.transaction() as unit:
+        for entry in catalog_models:
+            model = unit.get_model(entry["id"], lock=True)
+            fresh = GpuModel(entry["id"], entry["backend"], entry["gpus_per_lot"])
+            if model is None or (model.backend, model.gpus_per_lot) != (fresh.backend, fresh.gpus_per_lot):
+                unit.save_model(replace(fresh, published_lots=model.published_lots if model else None))
+        for model in unit.list_models():
+            announce_capacity(unit, model.id, force=True)
+
+
+def hold(
+    units: Units[ProvisioningUnit],
+    order_id: str,
+    account_id: str,
+    model_id: str,
+    gpus: int,
+    until: datetime,
+    now: datetime,
+    account_key_needed: bool = False,
+) -> dict:
+    """Set the order's GPUs aside until `until`; idempotent per order (a later deadline extends it). With
+    `account_key_needed` (the order has no SSH key of its own), refused while the account has none."""
+    with units.transaction() as unit:
+        if account_key_needed and unit.account_key(account_id) is None:
+            raise ssh_key_required()
+        model = unit.get_model(model_id, lock=True)
+        if model is None:
+            raise ServiceError(ErrorCode.OUT_OF_CAPACITY, f"no {model_id} GPU is in service right now")
+        check_gpus(gpus, model.gpus_per_lot)
+        if until <= now:
+            raise ServiceError.field("until", "a hold must end in the future")
+        rental = unit.get_rental(order_id)
+        if rental is not None and rental.account_id != account_id:
+            raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
+        if rental is not None and rental.status == RentalStatus.HELD:
+            rental.held_until = max(rental.held_until, until)
+            unit.save_rental(rental)
+            return hold_view(rental, new=False)
+        if rental is not None and rental.status != RentalStatus.RELEASED:
+            raise ServiceError(ErrorCode.INVALID_STATE, f"the order's GPUs are {rental.status} already")
+        order = unit.get_order(order_id)
+        if order is not None and order.cancelled:
+            raise ServiceError(ErrorCode.INVALID_STATE, "the order is cancelled")
+        release_lapsed(unit, model_id, now)
+        loads = loads_of(unit, model_id)
+        placement = place(loads, gpus)
+        if placement is None:
+            raise ServiceError(
+                ErrorCode.OUT_OF_CAPACITY, f"not enough {model_id} GPUs are free on one node for this order right now"
+            )
+        if rental is None:
+            rental = Rental(order_id, account_id, model_id, gpus, RentalStatus.HELD)
+        else:
+            move_rental(rental, RentalStatus.HELD)
+            rental.gpus = gpus
+        rental.node_id, rental.gpu_indices, rental.held_until = placement.node.id, placement.gpu_indices, until
+        rental.payments_in_flight = frozenset()
+        unit.save_rental(rental)
+        next(load for load in loads if load.node.id == placement.node.id).claimed.update(placement.gpu_indices)
+        announce_capacity(unit, model_id, loads=loads)
+        return hold_view(rental, new=True)
+
+
+def hold_view(rental: Rental, new: bool) -> dict:
+    return {"order_id": rental.order_id, "held_until": rental.held_until.isoformat(), "new": new}
+
+
+def release(units: Units[ProvisioningUnit], order_id: str, reason: str) -> bool:
+    """Give back a hold (never an allocation); False when there is none."""
+    with units.transaction() as unit:
+        return release_hold(unit, order_id, reason)
+
+
+def release_hold(unit: ProvisioningUnit, order_id: str, reason: str) -> bool:
+    rental = locked_rental(unit, order_id)
+    if rental is None or rental.status != RentalStatus.HELD:
+        return False
+    move_rental(rental, RentalStatus.RELEASED, reason)
+    unit.save_rental(rental)
+    announce_capacity(unit, rental.model_id)
+    return True
+
+
+def release_lapsed(unit: ProvisioningUnit, model_id: str | None, now: datetime) -> int:
+    """Holds past their deadline with no transfer on its way; the model(s) must be locked by the caller."""
+    lapsed = unit.lapsed_holds(model_id, now, BATCH)
+    for rental in lapsed:
+        move_rental(rental, RentalStatus.RELEASED, "hold_lapsed")
+        unit.save_rental(rental)
+    return len(lapsed)
+
+
+def sweep_holds(units: Units[ProvisioningUnit], model_id: str, now: datetime) -> int:
+    with units.transaction() as unit:
+        unit.get_model(model_id, lock=True)
+        released = release_lapsed(unit, model_id, now)
+        if released:
+            announce_capacity(unit, model_id)
+        return released
+
+
+def payment_status_changed(units: Units[ProvisioningUnit], event: PaymentStatusChanged) -> None:
+    """A transfer on its way keeps the order's hold past its deadline; once it is settled or gone, the deadline
+    counts."""
+    if event.order_id is None or event.purpose != "order":
+        return
+    with units.consume("payments.payment_status_changed", event) as unit:
+        if unit is None:
+            return
+        rental = locked_rental(unit, event.order_id)
+        if rental is None or rental.status != RentalStatus.HELD:
+            return
+        if event.status in PAYMENT_IN_FLIGHT:
+            rental.payments_in_flight = rental.payments_in_flight | {event.payment_id}
+        else:
+            rental.payments_in_flight = rental.payments_in_flight - {event.payment_id}
+        unit.save_rental(rental)
