@@ -13,14 +13,17 @@ from telegram.error import TelegramError
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
-from kernodeck_notify import metrics, store
+from kernodeck_kit.units import SqlUnits
+from kernodeck_notify import metrics, use_cases
 from kernodeck_notify.config import NotifySettings
-from kernodeck_notify.database import in_thread, in_transaction
+from kernodeck_notify.database import in_thread
 from kernodeck_notify.domain.pacing import Pacer
 from kernodeck_notify.events import PREFETCH, bind, consume
 from kernodeck_notify.sender import Sender
+from kernodeck_notify.store import SqlNotify
 from kernodeck_notify.telegram_api import make_bot
 from kernodeck_notify.updates import poll
+from kernodeck_notify.use_cases import NotifyUnit
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +35,7 @@ async def run(settings: NotifySettings, database_url: str, stop: asyncio.Event) 
     """Run until `stop` is set (or a part fails, which raises)."""
     engine = make_engine(database_url)
     db = Store(engine, settings.service_name, relay=None)
+    units = SqlUnits(db, SqlNotify)
     pacer = Pacer(
         settings.max_per_second,
         settings.chat_interval_s,
@@ -40,7 +44,7 @@ async def run(settings: NotifySettings, database_url: str, stop: asyncio.Event) 
         settings.retry_max_s,
     )
     bot = make_bot(settings)
-    sender = Sender(db, bot, pacer)
+    sender = Sender(units, bot, pacer)
     connection = await _connect(settings.amqp_uri, pacer, stop)
     tasks: list[asyncio.Task] = []
     try:
@@ -49,9 +53,9 @@ async def run(settings: NotifySettings, database_url: str, stop: asyncio.Event) 
         channel = await connection.channel()
         await channel.set_qos(prefetch_count=PREFETCH)
         queue = await bind(channel)
-        tasks.append(asyncio.create_task(consume(queue, db, settings.public_url, sender.wake), name="events"))
-        tasks.append(asyncio.create_task(_run_bot(bot, db, settings, pacer, sender), name="bot"))
-        tasks.append(asyncio.create_task(_prune(db, settings), name="prune"))
+        tasks.append(asyncio.create_task(consume(queue, units, settings.public_url, sender.wake), name="events"))
+        tasks.append(asyncio.create_task(_run_bot(bot, units, settings, pacer, sender), name="bot"))
+        tasks.append(asyncio.create_task(_prune(db, units, settings), name="prune"))
         stopping = asyncio.create_task(stop.wait())
         done, _ = await asyncio.wait([stopping, *tasks], return_when=asyncio.FIRST_COMPLETED)
         for task in done - {stopping}:
@@ -82,7 +86,9 @@ async def _connect(amqp_uri: str, pacer: Pacer, stop: asyncio.Event):
     return None
 
 
-async def _run_bot(bot: Bot, db: Store, settings: NotifySettings, pacer: Pacer, sender: Sender) -> None:
+async def _run_bot(
+    bot: Bot, units: SqlUnits[NotifyUnit], settings: NotifySettings, pacer: Pacer, sender: Sender
+) -> None:
     """Wait for the Bot API's getMe (events are queued meanwhile), then answer chats and send."""
     failures = 0
     while True:
@@ -98,7 +104,7 @@ async def _run_bot(bot: Bot, db: Store, settings: NotifySettings, pacer: Pacer, 
             await asyncio.sleep(pacer.backoff(failures))
     log.info("bot ready", extra={"bot_username": bot.username})
     metrics.READY.set(1)
-    polling = asyncio.create_task(poll(bot, db, settings.public_url, settings.poll_timeout_s, pacer, sender.wake))
+    polling = asyncio.create_task(poll(bot, units, settings.public_url, settings.poll_timeout_s, pacer, sender.wake))
     sending = asyncio.create_task(sender.run())
     try:
         done, _ = await asyncio.wait([polling, sending], return_when=asyncio.FIRST_COMPLETED)
@@ -112,14 +118,13 @@ async def _run_bot(bot: Bot, db: Store, settings: NotifySettings, pacer: Pacer, 
             await asyncio.gather(task, return_exceptions=True)
 
 
-async def _prune(db: Store, settings: NotifySettings) -> None:
+async def _prune(db: Store, units: SqlUnits[NotifyUnit], settings: NotifySettings) -> None:
     retention = timedelta(days=settings.delivery_retention_days)
     processed_retention = timedelta(days=settings.processed_events_retention_days)
     while True:
         now = utcnow()
         await in_thread(db.prune_processed, now - processed_retention)
-        pruned = await in_thread(in_transaction, db, store.prune, now - retention)
-        await in_thread(in_transaction, db, store.prune_tokens, now - TOKENS_KEPT_AFTER_EXPIRY)
+        pruned = await in_thread(use_cases.prune, units, now, retention, TOKENS_KEPT_AFTER_EXPIRY)
         if pruned:
             log.info("delivery log pruned", extra={"removed": pruned})
         await asyncio.sleep(PRUNE_EVERY_S)

@@ -3,8 +3,6 @@
 import asyncio
 import logging
 
-from kernodeck_kit.outbox import Store
-
 log = logging.getLogger(__name__)
 
 RETRY_PAUSE_S = 1.0
@@ -19,9 +17,3 @@ async def in_thread(call, *args):
         except Exception:
             log.exception("database work failed; trying again", extra={"call": getattr(call, "__name__", repr(call))})
             await asyncio.sleep(RETRY_PAUSE_S)
-
-
-def in_transaction(db: Store, change, *args):
-    """`change(session, *args)` in one transaction; returns its result."""
-    with db.transaction() as tx:
-        return change(tx.session, *args)

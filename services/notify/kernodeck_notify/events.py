@@ -26,11 +26,11 @@ from sqlalchemy.exc import DataError, IntegrityError
 from kernodeck_contracts.events import ALL_EVENTS, Event, TelegramLinkRequested, TelegramUnlinkRequested
 from kernodeck_kit import dead_letters
 from kernodeck_kit.metrics import EVENTS_DEAD_LETTERED
-from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
+from kernodeck_kit.units import Units
 from kernodeck_notify.database import in_thread
 from kernodeck_notify.domain.notices import TOLD_EVENTS
-from kernodeck_notify.use_cases import apply_events
+from kernodeck_notify.use_cases import NotifyUnit, apply_events
 
 QUEUE = "notify.events"
 DEAD_LETTERS = dead_letters.queue_name("notify")
@@ -63,7 +63,9 @@ async def bind(channel: aio_pika.abc.AbstractChannel) -> AbstractQueue:
     return queue
 
 
-async def consume(queue: AbstractQueue, db: Store, public_url: str, on_queued: Callable[[], None]) -> None:
+async def consume(
+    queue: AbstractQueue, units: Units[NotifyUnit], public_url: str, on_queued: Callable[[], None]
+) -> None:
     """Apply the events until cancelled: those already arrived together, in one transaction (a busy block's
     hundreds of payments come at once), in the order they arrived."""
     arrived: asyncio.Queue[AbstractIncomingMessage] = asyncio.Queue()
@@ -77,14 +79,14 @@ async def consume(queue: AbstractQueue, db: Store, public_url: str, on_queued: C
             messages = [await arrived.get()]
             while len(messages) < PREFETCH and not arrived.empty():
                 messages.append(arrived.get_nowait())
-            if await _apply_all(messages, db, public_url):
+            if await _apply_all(messages, units, public_url):
                 on_queued()
     finally:
         with contextlib.suppress(AMQPError, ChannelInvalidStateError, ConnectionError):
             await queue.cancel(tag)
 
 
-async def _apply_all(messages: list[AbstractIncomingMessage], db: Store, public_url: str) -> int:
+async def _apply_all(messages: list[AbstractIncomingMessage], units: Units[NotifyUnit], public_url: str) -> int:
     """Applies and acknowledges `messages`; how many chat messages that queued. An event that cannot be read
     is set aside; when the database refuses a batch, its events are applied one by one, so that only what it
     refuses is set aside."""
@@ -96,10 +98,10 @@ async def _apply_all(messages: list[AbstractIncomingMessage], db: Store, public_
             await _set_aside(message, str(error))
     if not readable:
         return 0
-    queued = await in_thread(_apply, db, [event for _, event in readable], public_url)
+    queued = await in_thread(_apply, units, [event for _, event in readable], public_url)
     if queued is None:
         if len(readable) > 1:
-            return sum([await _apply_all([message], db, public_url) for message, _ in readable])
+            return sum([await _apply_all([message], units, public_url) for message, _ in readable])
         await _set_aside(readable[0][0], "the database refused what it carries")
         return 0
     for message, event in readable:
@@ -115,11 +117,11 @@ async def _ack(message: AbstractIncomingMessage, event: Event) -> None:
         log.warning("an event's acknowledgement was lost", extra={"event_id": event.event_id})
 
 
-def _apply(db: Store, events: list[Event], public_url: str) -> int | None:
+def _apply(units: Units[NotifyUnit], events: list[Event], public_url: str) -> int | None:
     """The messages queued; None when the database refuses the events' values for good (a value too long for
     its column...), which no retry would change. A database that is away raises, and is tried again."""
     try:
-        return apply_events(db, events, public_url, utcnow())
+        return apply_events(units, events, public_url, utcnow())
     except (DataError, IntegrityError):
         log.exception("events the database refuses", extra={"event_ids": [event.event_id for event in events]})
         return None

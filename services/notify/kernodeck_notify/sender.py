@@ -18,12 +18,14 @@ from collections.abc import Callable
 
 from telegram import Bot
 
-from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
-from kernodeck_notify import metrics, store
-from kernodeck_notify.database import in_thread, in_transaction
+from kernodeck_kit.units import Units
+from kernodeck_notify import metrics, use_cases
+from kernodeck_notify.database import in_thread
+from kernodeck_notify.domain.deliveries import Delivery
 from kernodeck_notify.domain.pacing import Pacer
 from kernodeck_notify.telegram_api import Outcome, Result, send
+from kernodeck_notify.use_cases import NotifyUnit
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +35,8 @@ STOP_GRACE_S = 10.0  # how long a stop waits for the requests that are out
 
 
 class Sender:
-    def __init__(self, db: Store, bot: Bot, pacer: Pacer, clock: Callable[[], float] = time.monotonic):
-        self.db = db
+    def __init__(self, units: Units[NotifyUnit], bot: Bot, pacer: Pacer, clock: Callable[[], float] = time.monotonic):
+        self.units = units
         self.bot = bot
         self.pacer = pacer
         self.clock = clock
@@ -48,7 +50,7 @@ class Sender:
 
     async def run(self) -> None:
         """Deliver until cancelled; then wait a little for the requests that are out."""
-        in_doubt = await in_thread(in_transaction, self.db, store.release_in_doubt)
+        in_doubt = await in_thread(use_cases.release_in_doubt, self.units)
         if in_doubt:
             metrics.RETRIED.labels("in_doubt").inc(in_doubt)
             log.warning("sending again the messages that were out when the process stopped", extra={"count": in_doubt})
@@ -70,22 +72,18 @@ class Sender:
             return self.pacer.wait(now) - LOOKAHEAD_S
         self.pacer.forget_idle(now)
         busy = self.pacer.busy_chats(horizon)
-        heads, oldest = await in_thread(self._heads, self.batch, {*busy, *self._out})
+        heads, oldest = await in_thread(use_cases.due, self.units, self.batch, {*busy, *self._out})
         metrics.OLDEST_WAITING.set((utcnow() - oldest).total_seconds() if oldest else 0)
         if not heads:
             # A busy chat's turn, unless new messages or a finished send wake the loop first.
             return min([IDLE_S, *(ready - horizon for ready in busy.values())])
         starts = [self.pacer.book(row.chat_id, self.clock()) for row in heads]
-        await in_thread(in_transaction, self.db, store.claim, [row.id for row in heads], utcnow())
+        await in_thread(use_cases.claim, self.units, heads, utcnow())
         for row, start in zip(heads, starts, strict=True):
             self._out[row.chat_id] = asyncio.create_task(self._deliver(row, start))
         return max(0.0, self.pacer.wait(self.clock()) - LOOKAHEAD_S)
 
-    def _heads(self, limit: int, excluded_chats: set[int]):
-        with self.db.read() as session:
-            return store.due_heads(session, limit, excluded_chats), store.oldest_waiting(session)
-
-    async def _deliver(self, row: store.DeliveryRow, start: float) -> None:
+    async def _deliver(self, row: Delivery, start: float) -> None:
         try:
             while (delay := max(start, self.pacer.paused_until()) - self.clock()) > 0:
                 await asyncio.sleep(delay)
@@ -95,12 +93,12 @@ class Sender:
             del self._out[row.chat_id]
             self.wake()
 
-    async def _record(self, row: store.DeliveryRow, outcome: Outcome) -> None:
+    async def _record(self, row: Delivery, outcome: Outcome) -> None:
         now, fields = utcnow(), {"delivery_id": row.id, "chat_id": row.chat_id, "kind": row.kind}
         match outcome.result:
             case Result.SENT:
                 self.pacer.accepted(row.chat_id)
-                await in_thread(in_transaction, self.db, store.record_sent, row.id, outcome.message_id, now)
+                await in_thread(use_cases.sent, self.units, row, outcome.message_id, now)
                 metrics.SENT.labels(row.kind).inc()
                 metrics.DELIVERY_SECONDS.observe((now - row.created_at).total_seconds())
             case Result.RATE_LIMITED | Result.UNAVAILABLE:
@@ -108,30 +106,19 @@ class Sender:
                     self.pacer.rate_limited(outcome.retry_after_s, self.clock())
                 else:
                     self.pacer.unavailable(row.chat_id, self.clock())
-                await in_thread(in_transaction, self.db, store.record_retry, row.id, outcome.error)
+                await in_thread(use_cases.not_sent_yet, self.units, row, outcome.error)
                 metrics.RETRIED.labels(outcome.result.value).inc()
                 log.warning("message not sent yet", extra={**fields, "result": outcome.result, "error": outcome.error})
             case Result.BLOCKED:
-                given_up = await in_thread(in_transaction, self.db, record_blocked, row, outcome.error, now)
+                given_up = await in_thread(use_cases.blocked, self.units, row, outcome.error, now)
                 self.pacer.forget(row.chat_id)
                 metrics.FAILED.labels("blocked").inc(given_up)
                 log.warning("the chat blocked the bot: unlinked", extra={**fields, "given_up": given_up})
             case Result.REFUSED:
-                await in_thread(in_transaction, self.db, store.record_failed, row.id, outcome.error, now)
+                await in_thread(use_cases.refused, self.units, row, outcome.error, now)
                 metrics.FAILED.labels("refused").inc()
                 log.error("Telegram refused a message", extra={**fields, "error": outcome.error})
             case Result.MIGRATED:
-                await in_thread(in_transaction, self.db, record_migrated, row, outcome.new_chat_id)
+                await in_thread(use_cases.migrated, self.units, row, outcome.new_chat_id)
                 self.pacer.forget(row.chat_id)
                 log.info("the group moved to a new chat id", extra={**fields, "new_chat_id": outcome.new_chat_id})
-
-
-def record_blocked(session, row: store.DeliveryRow, error: str, now) -> int:
-    """The chat blocked the bot: unlink it and give up what waits for it; returns how many messages."""
-    store.unlink_chat(session, row.chat_id)
-    return store.fail_waiting(session, row.chat_id, f"blocked: {error}", now)
-
-
-def record_migrated(session, row: store.DeliveryRow, new_chat_id: int) -> None:
-    store.record_retry(session, row.id, "the group moved to a new chat id")
-    store.migrate_chat(session, row.chat_id, new_chat_id)

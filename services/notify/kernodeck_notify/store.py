@@ -1,4 +1,4 @@
-"""Notify's tables and the queries it needs.
+"""Notify's tables and its SQL unit (use_cases.NotifyUnit) on a kit transaction.
 
 - `chats`: the linked chats, several per account, each with its language;
 - `link_tokens`: the hashes of the deep-link tokens accounts handed out;
@@ -6,17 +6,20 @@
 - `deliveries`: every message to send or sent, the delivery log: one per (event or update, chat).
 """
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import BigInteger, Index, UniqueConstraint, and_, delete, func, update
-from sqlmodel import Column, Field, Session, SQLModel, select
+from sqlmodel import Column, Field, SQLModel, select
 
+from kernodeck_kit.outbox import Tx
 from kernodeck_kit.types import UtcDateTime
-from kernodeck_notify.domain.links import PendingLink
+from kernodeck_kit.units import SqlUnit
+from kernodeck_notify.domain.deliveries import Delivery
+from kernodeck_notify.domain.links import Chat, PendingLink
+from kernodeck_notify.domain.orders import OPEN_STATUSES, OrderCopy
 
 PENDING, SENT, FAILED = "pending", "sent", "failed"
-OPEN_ORDER_STATUSES = ("awaiting_payment", "paid", "provisioning", "ready")
 
 
 class ChatRow(SQLModel, table=True):
@@ -81,182 +84,186 @@ class DeliveryRow(SQLModel, table=True):
     error: str | None = Field(default=None, max_length=200)
 
 
-# Link tokens
+class SqlNotify(SqlUnit):
+    """Notify's unit on one kit transaction."""
 
+    def __init__(self, tx: Tx):
+        super().__init__(tx)
+        self.first_delivery = tx.first_delivery
 
-def add_link_token(session: Session, link: PendingLink) -> None:
-    """Keep a token's hash (a hash already known is kept as it is: used or not)."""
-    if session.get(LinkTokenRow, link.token_hash) is not None:
-        return
-    session.add(
-        LinkTokenRow(
-            token_hash=link.token_hash,
-            account_id=link.account_id,
-            language=link.language,
-            expires_at=link.expires_at,
+    # Link tokens
+
+    def add_link_token(self, link: PendingLink) -> None:
+        """Keep a token's hash (a hash already known is kept as it is: used or not)."""
+        if self.session.get(LinkTokenRow, link.token_hash) is not None:
+            return
+        self.session.add(
+            LinkTokenRow(
+                token_hash=link.token_hash,
+                account_id=link.account_id,
+                language=link.language,
+                expires_at=link.expires_at,
+            )
         )
-    )
 
+    def link_token(self, token_hash: str) -> PendingLink | None:
+        row = self.session.get(LinkTokenRow, token_hash)
+        if row is None:
+            return None
+        return PendingLink(row.token_hash, row.account_id, row.language, row.expires_at, row.used_at, row.used_by_chat)
 
-def link_token(session: Session, token_hash: str) -> PendingLink | None:
-    row = session.get(LinkTokenRow, token_hash)
-    if row is None:
-        return None
-    return PendingLink(row.token_hash, row.account_id, row.language, row.expires_at, row.used_at, row.used_by_chat)
-
-
-def use_link_token(session: Session, token_hash: str, chat_id: int, now: datetime) -> None:
-    session.execute(
-        update(LinkTokenRow).where(LinkTokenRow.token_hash == token_hash).values(used_at=now, used_by_chat=chat_id)
-    )
-
-
-def forget_unused_tokens(session: Session, account_id: str) -> None:
-    session.execute(delete(LinkTokenRow).where(LinkTokenRow.account_id == account_id, LinkTokenRow.used_at.is_(None)))
-
-
-def prune_tokens(session: Session, expired_before: datetime) -> int:
-    return session.execute(delete(LinkTokenRow).where(LinkTokenRow.expires_at < expired_before)).rowcount
-
-
-# Chats
-
-
-def chat(session: Session, chat_id: int) -> ChatRow | None:
-    return session.get(ChatRow, chat_id)
-
-
-def chats_of(session: Session, account_id: str) -> Sequence[ChatRow]:
-    return session.exec(select(ChatRow).where(ChatRow.account_id == account_id).order_by(ChatRow.chat_id)).all()
-
-
-def link_chat(session: Session, chat_id: int, account_id: str, language: str, now: datetime) -> None:
-    session.merge(ChatRow(chat_id=chat_id, account_id=account_id, language=language, linked_at=now))
-
-
-def unlink_chat(session: Session, chat_id: int) -> None:
-    session.execute(delete(ChatRow).where(ChatRow.chat_id == chat_id))
-
-
-def set_language(session: Session, chat_id: int, language: str) -> None:
-    session.execute(update(ChatRow).where(ChatRow.chat_id == chat_id).values(language=language))
-
-
-def migrate_chat(session: Session, old_chat_id: int, new_chat_id: int) -> None:
-    """A group became a supergroup under a new id: its link and its waiting messages follow."""
-    row = session.get(ChatRow, old_chat_id)
-    if row is not None:
-        session.delete(row)
-        session.flush()
-        session.add(
-            ChatRow(chat_id=new_chat_id, account_id=row.account_id, language=row.language, linked_at=row.linked_at)
+    def use_link_token(self, token_hash: str, chat_id: int, now: datetime) -> None:
+        self.session.execute(
+            update(LinkTokenRow).where(LinkTokenRow.token_hash == token_hash).values(used_at=now, used_by_chat=chat_id)
         )
-    session.execute(
-        update(DeliveryRow)
-        .where(DeliveryRow.chat_id == old_chat_id, DeliveryRow.status == PENDING)
-        .values(chat_id=new_chat_id)
-    )
+
+    def forget_unused_tokens(self, account_id: str) -> None:
+        self.session.execute(
+            delete(LinkTokenRow).where(LinkTokenRow.account_id == account_id, LinkTokenRow.used_at.is_(None))
+        )
+
+    def prune_tokens(self, expired_before: datetime) -> int:
+        return self.session.execute(delete(LinkTokenRow).where(LinkTokenRow.expires_at < expired_before)).rowcount
+
+    # Chats
+
+    def chat(self, chat_id: int) -> Chat | None:
+        row = self.session.get(ChatRow, chat_id)
+        return None if row is None else _chat(row)
+
+    def chats_of(self, account_id: str) -> list[Chat]:
+        query = select(ChatRow).where(ChatRow.account_id == account_id).order_by(ChatRow.chat_id)
+        return [_chat(row) for row in self.session.exec(query)]
+
+    def link_chat(self, chat_id: int, account_id: str, language: str, now: datetime) -> None:
+        self.session.merge(ChatRow(chat_id=chat_id, account_id=account_id, language=language, linked_at=now))
+
+    def unlink_chat(self, chat_id: int) -> None:
+        self.session.execute(delete(ChatRow).where(ChatRow.chat_id == chat_id))
+
+    def set_language(self, chat_id: int, language: str) -> None:
+        self.session.execute(update(ChatRow).where(ChatRow.chat_id == chat_id).values(language=language))
+
+    def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup under a new id: its link and its waiting messages follow."""
+        row = self.session.get(ChatRow, old_chat_id)
+        if row is not None:
+            self.session.delete(row)
+            self.session.flush()
+            self.session.add(
+                ChatRow(chat_id=new_chat_id, account_id=row.account_id, language=row.language, linked_at=row.linked_at)
+            )
+        self.session.execute(
+            update(DeliveryRow)
+            .where(DeliveryRow.chat_id == old_chat_id, DeliveryRow.status == PENDING)
+            .values(chat_id=new_chat_id)
+        )
+
+    # Orders
+
+    def get_order(self, order_id: str) -> OrderCopy | None:
+        row = self.session.get(OrderRow, order_id)
+        return None if row is None else OrderCopy(row.order_id, row.account_id, row.status, row.changed_at)
+
+    def save_order(self, order: OrderCopy) -> None:
+        self.session.merge(
+            OrderRow(
+                order_id=order.order_id, account_id=order.account_id, status=order.status, changed_at=order.changed_at
+            )
+        )
+
+    def open_orders(self, account_id: str, limit: int) -> tuple[list[OrderCopy], int]:
+        """The account's open orders, newest change first (at most `limit`), and how many there are."""
+        where = (OrderRow.account_id == account_id, OrderRow.status.in_(OPEN_STATUSES))
+        query = select(OrderRow).where(*where).order_by(OrderRow.changed_at.desc()).limit(limit)
+        orders = [
+            OrderCopy(row.order_id, row.account_id, row.status, row.changed_at) for row in self.session.exec(query)
+        ]
+        return orders, self.session.exec(select(func.count()).select_from(OrderRow).where(*where)).one()
+
+    # Deliveries
+
+    def queue_message(self, delivery: Delivery) -> None:
+        self.session.add(
+            DeliveryRow(
+                source_key=delivery.source_key,
+                chat_id=delivery.chat_id,
+                account_id=delivery.account_id,
+                kind=delivery.kind,
+                text=delivery.text,
+                created_at=delivery.created_at,
+            )
+        )
+
+    def due_heads(self, limit: int, excluded_chats: Collection[int] = ()) -> list[Delivery]:
+        """The oldest waiting message of each chat that has none in flight, oldest first; none of `excluded_chats`."""
+        waiting = DeliveryRow.status == PENDING
+        if excluded_chats:
+            waiting = and_(waiting, DeliveryRow.chat_id.not_in(excluded_chats))
+        heads = select(func.min(DeliveryRow.id)).where(waiting).group_by(DeliveryRow.chat_id)
+        query = (
+            select(DeliveryRow)
+            .where(DeliveryRow.id.in_(heads), DeliveryRow.sending_since.is_(None))
+            .order_by(DeliveryRow.id)
+            .limit(limit)
+        )
+        return [_delivery(row) for row in self.session.exec(query)]
+
+    def oldest_waiting(self) -> datetime | None:
+        oldest = select(func.min(DeliveryRow.id)).where(DeliveryRow.status == PENDING).scalar_subquery()
+        return self.session.exec(select(DeliveryRow.created_at).where(DeliveryRow.id == oldest)).first()
+
+    def claim(self, ids: list[int], now: datetime) -> None:
+        """Mark these messages as being sent, before their requests go out."""
+        self.session.execute(
+            update(DeliveryRow)
+            .where(DeliveryRow.id.in_(ids))
+            .values(sending_since=now, attempts=DeliveryRow.attempts + 1)
+        )
+
+    def record_sent(self, delivery_id: int, message_id: int, now: datetime) -> None:
+        self._finish(delivery_id, SENT, now, telegram_message_id=message_id, error=None)
+
+    def record_failed(self, delivery_id: int, error: str, now: datetime) -> None:
+        self._finish(delivery_id, FAILED, now, error=error[:200])
+
+    def record_retry(self, delivery_id: int, error: str) -> None:
+        self.session.execute(
+            update(DeliveryRow).where(DeliveryRow.id == delivery_id).values(sending_since=None, error=error[:200])
+        )
+
+    def fail_waiting(self, chat_id: int, error: str, now: datetime) -> int:
+        """Give up every message still waiting for `chat_id` (it blocked the bot); returns how many."""
+        return self.session.execute(
+            update(DeliveryRow)
+            .where(DeliveryRow.chat_id == chat_id, DeliveryRow.status == PENDING)
+            .values(status=FAILED, error=error, finished_at=now, sending_since=None)
+        ).rowcount
+
+    def release_in_doubt(self) -> int:
+        """Messages a stopped process had in flight: they go again; returns how many."""
+        return self.session.execute(
+            update(DeliveryRow)
+            .where(DeliveryRow.status == PENDING, DeliveryRow.sending_since.is_not(None))
+            .values(sending_since=None, error="in doubt: the process stopped while sending")
+        ).rowcount
+
+    def prune(self, finished_before: datetime) -> int:
+        return self.session.execute(
+            delete(DeliveryRow).where(DeliveryRow.status != PENDING, DeliveryRow.finished_at < finished_before)
+        ).rowcount
+
+    def _finish(self, delivery_id: int, status: str, now: datetime, **values) -> None:
+        self.session.execute(
+            update(DeliveryRow)
+            .where(DeliveryRow.id == delivery_id)
+            .values(status=status, finished_at=now, sending_since=None, **values)
+        )
 
 
-# Orders
+def _chat(row: ChatRow) -> Chat:
+    return Chat(row.chat_id, row.account_id, row.language)
 
 
-def save_order_status(session: Session, order_id: str, account_id: str, status: str, at: datetime) -> None:
-    """Keep the status of the latest change (events may come out of order)."""
-    row = session.get(OrderRow, order_id)
-    if row is None:
-        session.add(OrderRow(order_id=order_id, account_id=account_id, status=status, changed_at=at))
-    elif at >= row.changed_at:
-        row.status, row.changed_at = status, at
-        session.add(row)
-
-
-def open_orders(session: Session, account_id: str, limit: int) -> tuple[Sequence[OrderRow], int]:
-    """The account's open orders, newest change first (at most `limit`), and how many there are."""
-    where = (OrderRow.account_id == account_id, OrderRow.status.in_(OPEN_ORDER_STATUSES))
-    rows = session.exec(select(OrderRow).where(*where).order_by(OrderRow.changed_at.desc()).limit(limit)).all()
-    count = session.exec(select(func.count()).select_from(OrderRow).where(*where)).one()
-    return rows, count
-
-
-# Deliveries
-
-
-def queue_message(
-    session: Session, source_key: str, chat_id: int, account_id: str | None, kind: str, text: str, now: datetime
-) -> None:
-    session.add(
-        DeliveryRow(source_key=source_key, chat_id=chat_id, account_id=account_id, kind=kind, text=text, created_at=now)
-    )
-
-
-def due_heads(session: Session, limit: int, excluded_chats: Collection[int] = ()) -> Sequence[DeliveryRow]:
-    """The oldest waiting message of each chat that has none in flight, oldest first; none of `excluded_chats`."""
-    waiting = DeliveryRow.status == PENDING
-    if excluded_chats:
-        waiting = and_(waiting, DeliveryRow.chat_id.not_in(excluded_chats))
-    heads = select(func.min(DeliveryRow.id)).where(waiting).group_by(DeliveryRow.chat_id)
-    return session.exec(
-        select(DeliveryRow)
-        .where(DeliveryRow.id.in_(heads), DeliveryRow.sending_since.is_(None))
-        .order_by(DeliveryRow.id)
-        .limit(limit)
-    ).all()
-
-
-def oldest_waiting(session: Session) -> datetime | None:
-    oldest = select(func.min(DeliveryRow.id)).where(DeliveryRow.status == PENDING).scalar_subquery()
-    return session.exec(select(DeliveryRow.created_at).where(DeliveryRow.id == oldest)).first()
-
-
-def claim(session: Session, ids: Sequence[int], now: datetime) -> None:
-    """Mark these messages as being sent, before their requests go out."""
-    session.execute(
-        update(DeliveryRow).where(DeliveryRow.id.in_(ids)).values(sending_since=now, attempts=DeliveryRow.attempts + 1)
-    )
-
-
-def record_sent(session: Session, delivery_id: int, message_id: int, now: datetime) -> None:
-    _finish(session, delivery_id, SENT, now, telegram_message_id=message_id, error=None)
-
-
-def record_failed(session: Session, delivery_id: int, error: str, now: datetime) -> None:
-    _finish(session, delivery_id, FAILED, now, error=error[:200])
-
-
-def record_retry(session: Session, delivery_id: int, error: str) -> None:
-    session.execute(
-        update(DeliveryRow).where(DeliveryRow.id == delivery_id).values(sending_since=None, error=error[:200])
-    )
-
-
-def fail_waiting(session: Session, chat_id: int, error: str, now: datetime) -> int:
-    """Give up every message still waiting for `chat_id` (it blocked the bot); returns how many."""
-    return session.execute(
-        update(DeliveryRow)
-        .where(DeliveryRow.chat_id == chat_id, DeliveryRow.status == PENDING)
-        .values(status=FAILED, error=error, finished_at=now, sending_since=None)
-    ).rowcount
-
-
-def release_in_doubt(session: Session) -> int:
-    """Messages a stopped process had in flight: they go again; returns how many."""
-    return session.execute(
-        update(DeliveryRow)
-        .where(DeliveryRow.status == PENDING, DeliveryRow.sending_since.is_not(None))
-        .values(sending_since=None, error="in doubt: the process stopped while sending")
-    ).rowcount
-
-
-def prune(session: Session, finished_before: datetime) -> int:
-    return session.execute(
-        delete(DeliveryRow).where(DeliveryRow.status != PENDING, DeliveryRow.finished_at < finished_before)
-    ).rowcount
-
-
-def _finish(session: Session, delivery_id: int, status: str, now: datetime, **values) -> None:
-    session.execute(
-        update(DeliveryRow)
-        .where(DeliveryRow.id == delivery_id)
-        .values(status=status, finished_at=now, sending_since=None, **values)
-    )
+def _delivery(row: DeliveryRow) -> Delivery:
+    return Delivery(row.source_key, row.chat_id, row.account_id, row.kind, row.text, row.created_at, row.id)

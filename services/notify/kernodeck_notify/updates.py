@@ -15,11 +15,11 @@ from collections.abc import Callable
 from telegram import Bot, Update
 from telegram.error import TelegramError
 
-from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
+from kernodeck_kit.units import Units
 from kernodeck_notify.database import in_thread
 from kernodeck_notify.domain.pacing import Pacer
-from kernodeck_notify.use_cases import ChatMessage, apply_chat_message
+from kernodeck_notify.use_cases import ChatMessage, NotifyUnit, apply_chat_message
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,12 @@ def chat_message(update: Update) -> ChatMessage | None:
 
 
 async def poll(
-    bot: Bot, db: Store, public_url: str, poll_timeout_s: int, backoff: Pacer, on_queued: Callable[[], None]
+    bot: Bot,
+    units: Units[NotifyUnit],
+    public_url: str,
+    poll_timeout_s: int,
+    backoff: Pacer,
+    on_queued: Callable[[], None],
 ) -> None:
     """Answer the chats until cancelled."""
     offset, failures = None, 0
@@ -49,7 +54,7 @@ async def poll(
         for update in updates:
             message = chat_message(update)
             if message is not None:
-                queued = await in_thread(apply_chat_message, db, message, bot.username, public_url, utcnow())
+                queued = await in_thread(apply_chat_message, units, message, bot.username, public_url, utcnow())
                 if queued:
                     on_queued()
             offset = update.update_id + 1

@@ -21,21 +21,11 @@ from infra.local.isolation import temporary_databases, temporary_vhost
 from infra.local.stack import BIN, Process, free_port
 from kernodeck_contracts.events import Event, TelegramLinkRequested, telegram_token_hash
 from kernodeck_kit.db import make_engine
-from kernodeck_kit.outbox import Store
 from kernodeck_kit.tables import OutboxMessage
 from kernodeck_kit.transport.publish import amqp_publisher
 from kernodeck_notify import store as tables  # noqa: F401  (registers notify's tables)
 
 PUBLIC_URL = "https://kernodeck.example"
-
-
-@pytest.fixture
-def db():
-    """Notify's store on an in-memory SQLite database: the use cases in milliseconds."""
-    engine = make_engine("sqlite://")
-    SQLModel.metadata.create_all(engine)
-    yield Store(engine, "notify", relay=None)
-    engine.dispose()
 
 
 def publish(amqp_uri: str, *events: Event) -> None:

@@ -35,3 +35,12 @@ def judge_start(link: PendingLink | None, chat_id: int, chat_account: str | None
     if now >= link.expires_at:
         return StartOutcome.EXPIRED
     return StartOutcome.LINKED
+
+
+@dataclass(frozen=True)
+class Chat:
+    """A chat linked to an account: it hears of the account's news in its language."""
+
+    chat_id: int
+    account_id: str
+    language: str
