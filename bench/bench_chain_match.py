@@ -50,6 +50,7 @@ from kernodeck_watchers.chains.solana import SolanaClient
 from kernodeck_watchers.chains.tron import TronClient, block_transfers
 from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.store.tables import WatchedAddressRow
+from kernodeck_watchers.store.unit import watcher_units
 from kernodeck_watchers.watchlist import Watchlist
 
 WATCHED = 1_000_000
@@ -145,7 +146,7 @@ def tron_watches(directory: str, watches: list[tuple[str, str]]) -> Store:
 def tron_load(store: Store) -> WatchedAddresses:
     """The watches loaded as the active Tron watcher loads them (`Watchlist.load`)."""
     watchlist = Watchlist("tron", str.strip, 19, TronClient.match_key)
-    watchlist.load(store, [], datetime.now(UTC))
+    watchlist.load(watcher_units(store, "tron"), [], datetime.now(UTC))
     return watchlist.watched
 
 

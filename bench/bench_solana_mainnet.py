@@ -71,6 +71,7 @@ from kernodeck_watchers.chains.solana import SolanaClient, _transfers  # noqa: E
 from kernodeck_watchers.domain.progress import Progress  # noqa: E402
 from kernodeck_watchers.domain.watched import WatchedAddresses  # noqa: E402
 from kernodeck_watchers.scanner import Scanner  # noqa: E402
+from kernodeck_watchers.store.unit import watcher_units  # noqa: E402
 
 SLOT_S = 0.4
 LAG_LIMIT = 150
@@ -199,7 +200,7 @@ def scanner(url: str, database: Path, watched: WatchedAddresses, start: int, pro
     database_url = f"sqlite:///{database}"
     migrations.upgrade("kernodeck_watchers", database_url)
     return Scanner(
-        store=Store(make_engine(database_url), "chain", relay=None),
+        units=watcher_units(Store(make_engine(database_url), "chain", relay=None), "solana"),
         client=SolanaClient(url, "solana", "confirmed", timeout_s=60, fetch_ahead=AHEAD),
         watched=watched,
         progress=progress,
@@ -209,7 +210,7 @@ def scanner(url: str, database: Path, watched: WatchedAddresses, start: int, pro
 
 
 def seen(watcher: Scanner) -> int:
-    with watcher.store.engine.connect() as conn:
+    with watcher.units.store.engine.connect() as conn:
         return conn.execute(text("SELECT count(*) FROM outbox WHERE event_type = 'transfer_seen'")).scalar_one()
 
 

@@ -54,6 +54,7 @@ from kernodeck_watchers.chains.jsonrpc import JsonRpc
 from kernodeck_watchers.chains.utxo import match
 from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.store.tables import WatchedAddressRow
+from kernodeck_watchers.store.unit import watcher_units
 from kernodeck_watchers.watchlist import Watchlist
 
 NETWORK = "bitcoin"
@@ -187,7 +188,7 @@ def watched_set(store: Store) -> tuple[WatchedAddresses, int, int, int]:
     Path("/proc/self/clear_refs").write_text("5")  # VmHWM from here
     rss_before = memory("VmRSS")
     watchlist = Watchlist(NETWORK, str.strip, default_required=2)
-    watchlist.load(store, [], datetime.now(UTC))
+    watchlist.load(watcher_units(store, NETWORK), [], datetime.now(UTC))
     gc.collect()
     watched = watchlist.watched
     size = sys.getsizeof(watched.addresses) + sys.getsizeof(watched._required)

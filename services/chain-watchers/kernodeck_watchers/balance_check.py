@@ -19,10 +19,10 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from kernodeck_contracts.events import BalanceMismatch
-from kernodeck_kit.outbox import Store
+from kernodeck_kit.units import Units
 from kernodeck_watchers import metrics
 from kernodeck_watchers.chains.base import ChainClient, TokenBalances
-from kernodeck_watchers.store.queries import seen_in_blocks, watched_tokens
+from kernodeck_watchers.unit import WatcherUnit
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,9 @@ class BalanceCheck:
     def due(self) -> bool:
         return bool(self.suspects) or self.clock() >= self.next_at
 
-    def run(self, store: Store, client: ChainClient, addresses: list[str], height: int) -> list[BalanceMismatch]:
+    def run(
+        self, units: Units[WatcherUnit], client: ChainClient, addresses: list[str], height: int
+    ) -> list[BalanceMismatch]:
         """Check `addresses` (only the suspects, when a first check found some) at `height`; the mismatches
         confirmed by a second look, each emitted."""
         confirming = bool(self.suspects)
@@ -49,14 +51,14 @@ class BalanceCheck:
         if confirming:
             holdings = sorted(self.suspects, key=_order)
         else:
-            with store.read() as session:
-                tokens = watched_tokens(session, self.network, sorted(addresses))
+            with units.transaction() as unit:
+                tokens = unit.watched_tokens(sorted(addresses))
             holdings = [(a, None) for a in sorted(addresses)]
             if isinstance(client, TokenBalances):  # and the token each watch expects, where the client reads tokens
                 holdings += sorted({(a, client.normalize(t)) for a, t in tokens})
         balances = _balances(client, holdings, height)
-        with store.read() as session:
-            seen = seen_in_blocks(session, self.network, sorted({a for a, _ in holdings}), height)
+        with units.transaction() as unit:
+            seen = unit.seen_in_blocks(sorted({a for a, _ in holdings}), height)
         unseen = {held: b for held, b in balances.items() if b > seen.get(held, 0)}
         if not confirming:
             self.suspects = unseen
@@ -70,9 +72,9 @@ class BalanceCheck:
         ]
         self.suspects = {}
         if found:
-            with store.transaction() as tx:
+            with units.transaction() as unit:
                 for mismatch in found:
-                    tx.emit(mismatch)
+                    unit.emit(mismatch)
             metrics.BALANCE_MISMATCHES.labels(self.network).inc(len(found))
             for mismatch in found:
                 log.error(

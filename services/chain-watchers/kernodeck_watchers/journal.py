@@ -1,4 +1,4 @@
-"""Transfer changes saved with their events in one transaction, each event with the network's epoch and next
+"""Transfer changes saved with their events in one unit of work, each event with the network's epoch and next
 sequence."""
 
 from collections.abc import Iterator
@@ -12,10 +12,10 @@ from kernodeck_contracts.events import (
     TransferReverted,
     TransferSeen,
 )
-from kernodeck_kit.outbox import Store, Tx
+from kernodeck_kit.units import Units
 from kernodeck_watchers import metrics
 from kernodeck_watchers.domain.transfers import Kind, Tracked
-from kernodeck_watchers.store.queries import lock_sequence, save_sequence, save_tracked, tracked_among
+from kernodeck_watchers.unit import WatcherUnit
 
 EVENTS: dict[Kind, type[ChainTransfer]] = {
     Kind.SEEN: TransferSeen,
@@ -43,8 +43,8 @@ def transfer_event(network: str, tracked: Tracked, kind: Kind, epoch: int, seque
 
 
 class Journal:
-    def __init__(self, tx: Tx, network: str, epoch: int, sequence: int, now: datetime):
-        self.tx = tx
+    def __init__(self, unit: WatcherUnit, network: str, epoch: int, sequence: int, now: datetime):
+        self.unit = unit
         self.network = network
         self.epoch = epoch
         self.sequence = sequence
@@ -53,16 +53,12 @@ class Journal:
         self.saved: dict[tuple[str, int], Tracked] = {}  # written together as the journal ends
         self.stored: dict[tuple[str, int], Tracked | None] = {}  # read ahead by `load`, None: not stored
 
-    @property
-    def session(self):
-        return self.tx.session
-
     def load(self, keys: set[tuple[str, int]]) -> None:
         """Reads the stored transfers of these (txid, index) keys at once, for `known`: a busy block's hundreds
         of transfers in one query instead of one each. What is stored cannot change meanwhile: every journal
         of the network holds its sequence's lock."""
         self.stored.update(dict.fromkeys(keys))
-        self.stored.update(tracked_among(self.session, self.network, keys))
+        self.stored.update(self.unit.tracked_among(keys))
 
     def known(self, txid: str, index: int) -> Tracked | None:
         """The transfer as this journal recorded it, else as stored (read now, unless `load` read it ahead)."""
@@ -78,17 +74,17 @@ class Journal:
         self.saved[(tracked.txid, tracked.index)] = tracked
         if kind is not None:
             self.sequence += 1
-            self.tx.emit(transfer_event(self.network, tracked, kind, self.epoch, self.sequence))
+            self.unit.emit(transfer_event(self.network, tracked, kind, self.epoch, self.sequence))
             self.kinds.append(kind)
 
 
 @contextmanager
-def journal(store: Store, network: str, now: datetime) -> Iterator[Journal]:
+def journal(units: Units[WatcherUnit], network: str, now: datetime) -> Iterator[Journal]:
     """One transaction of the network's watcher; emitting transactions of every replica take turns."""
-    with store.transaction() as tx:
-        entry = Journal(tx, network, *lock_sequence(tx.session, network), now)
+    with units.transaction() as unit:
+        entry = Journal(unit, network, *unit.lock_sequence(), now)
         yield entry
-        save_tracked(tx.session, network, list(entry.saved.values()), now)
-        save_sequence(tx.session, network, entry.sequence)
+        unit.save_tracked(list(entry.saved.values()), now)
+        unit.save_sequence(entry.sequence)
     for kind in entry.kinds:
         metrics.TRANSFERS.labels(network, kind.value.removeprefix("transfer_")).inc()

@@ -11,30 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session
-
-from kernodeck_kit.outbox import Store
 from kernodeck_kit.types import utcnow
+from kernodeck_kit.units import Units
 from kernodeck_watchers import metrics
 from kernodeck_watchers.chains.base import BlockNotYet, BlockRef, ChainClient, SeenTransfer
 from kernodeck_watchers.domain import transfers
+from kernodeck_watchers.domain.blocks import Cursor
 from kernodeck_watchers.domain.progress import Progress
 from kernodeck_watchers.domain.reorg import common_ancestor
 from kernodeck_watchers.domain.transfers import Kind, State, Tracked
 from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.journal import Journal, journal
-from kernodeck_watchers.store.queries import (
-    Cursor,
-    add_scanned_block,
-    forget_blocks_above,
-    get_cursor,
-    save_cursor,
-    scanned_blocks,
-    scanned_hash,
-    tracked_among,
-    tracked_in_blocks,
-    tracked_in_state,
-)
+from kernodeck_watchers.unit import WatcherUnit
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +39,7 @@ class CursorMoved(Exception):
 
 @dataclass
 class Scanner:
-    store: Store
+    units: Units[WatcherUnit]
     client: ChainClient
     watched: WatchedAddresses
     progress: Progress
@@ -97,8 +85,8 @@ class Scanner:
         """The node's tip at or below the cursor. A different block at the tip's height is a reorganisation;
         the same block (or one older than those remembered) is a node behind the chain scanned, such as a
         load-balanced provider's lagging backend: nothing scanned is withdrawn for that."""
-        with self.store.read() as session:
-            remembered = scanned_hash(session, self.network, tip.height)
+        with self.units.transaction() as unit:
+            remembered = unit.scanned_hash(tip.height)
         if remembered is not None and remembered != tip.hash:
             cursor = self._rewind(cursor, tip)
             self.progress.scanned(cursor.height, self.clock())
@@ -110,8 +98,8 @@ class Scanner:
         return cursor
 
     def _cursor(self, tip: BlockRef, target: int) -> Cursor:
-        with self.store.read() as session:
-            cursor = get_cursor(session, self.network)
+        with self.units.transaction() as unit:
+            cursor = unit.get_cursor()
         if cursor is not None:
             return cursor
         if self.start_height is not None:
@@ -123,40 +111,40 @@ class Scanner:
                 start = self.client.block(target)
             except BlockNotYet:  # a backend that lacks it yet: the first scan starts after the tip instead
                 start = tip
-        with self.store.transaction() as tx:
-            add_scanned_block(tx.session, self.network, start, self.history_blocks)
-            save_cursor(tx.session, self.network, Cursor(start.height, start.hash), self.clock())
+        with self.units.transaction() as unit:
+            unit.add_scanned_block(start, self.history_blocks)
+            unit.save_cursor(Cursor(start.height, start.hash), self.clock())
         log.info("first scan", extra={"network": self.network, "after_height": start.height})
         return Cursor(start.height, start.hash)
 
     def _commit_block(self, cursor: Cursor, block: BlockRef, found: list[SeenTransfer], tip_height: int) -> Cursor:
-        with journal(self.store, self.network, self.clock()) as entry:
+        with journal(self.units, self.network, self.clock()) as entry:
             self._check(entry, cursor)
             entry.load({(seen.txid, seen.index) for seen in found})
             for seen in found:
                 known = entry.known(seen.txid, seen.index)
                 entry.record(*transfers.in_block(known, seen, block, tip_height, self._required(seen)))
-            add_scanned_block(entry.session, self.network, block, self.history_blocks)
+            entry.unit.add_scanned_block(block, self.history_blocks)
             moved = Cursor(block.height, block.hash)
-            save_cursor(entry.session, self.network, moved, entry.now)
+            entry.unit.save_cursor(moved, entry.now)
         return moved
 
     def _rewind(self, cursor: Cursor, tip: BlockRef) -> Cursor:
         """Back to the newest scanned block still on the best chain, withdrawing what the orphaned blocks held."""
-        with self.store.read() as session:
-            remembered = scanned_blocks(session, self.network)
+        with self.units.transaction() as unit:
+            remembered = unit.scanned_blocks()
         found = common_ancestor(
             remembered, lambda height: self.client.block_hash(height) if height <= tip.height else None
         )
         if found is None:
             raise ReorgTooDeep(f"{self.network}: no remembered block below {cursor.height} is on the best chain")
         ancestor = Cursor(*found)
-        with journal(self.store, self.network, self.clock()) as entry:
+        with journal(self.units, self.network, self.clock()) as entry:
             self._check(entry, cursor)
-            orphaned = forget_blocks_above(entry.session, self.network, ancestor.height)
-            for known in tracked_in_blocks(entry.session, self.network, orphaned):
+            orphaned = entry.unit.forget_blocks_above(ancestor.height)
+            for known in entry.unit.tracked_in_blocks(orphaned):
                 entry.record(*transfers.reverted(known))
-            save_cursor(entry.session, self.network, ancestor, entry.now)
+            entry.unit.save_cursor(ancestor, entry.now)
         metrics.REORGS.labels(self.network).inc()
         log.warning(
             "reorganisation rolled back",
@@ -167,17 +155,14 @@ class Scanner:
     def recount(self) -> None:
         """Confirmations at the scanned height again, for transfers recorded since `run` counted (a look at new
         watches finds some in blocks scanned before they were watched)."""
-        with self.store.read() as session:
-            cursor = get_cursor(session, self.network)
+        with self.units.transaction() as unit:
+            cursor = unit.get_cursor()
         if cursor is not None:
             self._count(cursor)
 
     def _count(self, cursor: Cursor) -> None:
-        def counted(session: Session, now: datetime) -> list[Change]:
-            found = (
-                transfers.count(known, cursor.height)
-                for known in tracked_in_state(session, self.network, State.CONFIRMING)
-            )
+        def counted(unit: WatcherUnit, now: datetime) -> list[Change]:
+            found = (transfers.count(known, cursor.height) for known in unit.tracked_in_state(State.CONFIRMING))
             return [(tracked, kind) for tracked, kind in found if kind is not None]
 
         self._record(counted, cursor)
@@ -186,15 +171,15 @@ class Scanner:
         """New mempool transfers are seen; tracked ones no longer there, and not mined, were dropped or replaced."""
         still = {(seen.txid, seen.index) for seen in pending}
 
-        def settled(session: Session, now: datetime) -> list[Change]:
+        def settled(unit: WatcherUnit, now: datetime) -> list[Change]:
             changes = []
-            stored = tracked_among(session, self.network, still)
+            stored = unit.tracked_among(still)
             for seen in pending:
                 known = stored.get((seen.txid, seen.index))
                 noticed, kind = transfers.in_mempool(known, seen, now, self._required(seen))
                 if kind is not None:
                     changes.append((noticed, kind))
-            for known in tracked_in_state(session, self.network, State.SEEN):
+            for known in unit.tracked_in_state(State.SEEN):
                 # Judged only on what the read looked for: not an address whose watch ended, nor one
                 # first noticed after the read (by "J'ai payé").
                 looked_for = known.address in self.watched.addresses and known.occurred_at < read_at
@@ -204,21 +189,21 @@ class Scanner:
 
         self._record(settled)
 
-    def _record(self, changes: Callable[[Session, datetime], list[Change]], cursor: Cursor | None = None) -> None:
+    def _record(self, changes: Callable[[WatcherUnit, datetime], list[Change]], cursor: Cursor | None = None) -> None:
         """What `changes` finds, judged again under the journal's lock; most passes find nothing, and then take no
         turn on the sequence."""
-        with self.store.read() as session:
-            if not changes(session, self.clock()):
+        with self.units.transaction() as unit:
+            if not changes(unit, self.clock()):
                 return
-        with journal(self.store, self.network, self.clock()) as entry:
+        with journal(self.units, self.network, self.clock()) as entry:
             if cursor is not None:
                 self._check(entry, cursor)
-            for tracked, kind in changes(entry.session, entry.now):
+            for tracked, kind in changes(entry.unit, entry.now):
                 entry.record(tracked, kind)
 
     def _required(self, seen: SeenTransfer) -> int:
         return self.watched.required(seen.address)
 
     def _check(self, entry: Journal, expected: Cursor) -> None:
-        if get_cursor(entry.session, self.network, lock=True) != expected:
+        if entry.unit.get_cursor(lock=True) != expected:
             raise CursorMoved(f"{self.network}: the cursor moved under this pass")

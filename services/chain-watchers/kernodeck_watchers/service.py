@@ -1,4 +1,5 @@
-"""The watcher's nameko entrypoints: thin, over the WatcherRuntime. One service per network (`watcher_<network>`)."""
+"""The watcher's nameko entrypoints: thin, over the WatcherRuntime and the SQL unit. One service per network
+(`watcher_<network>`)."""
 
 from nameko.rpc import RpcProxy
 
@@ -8,10 +9,12 @@ from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.dependencies import Database, Instrumented
 from kernodeck_kit.transport.events import consumer
 from kernodeck_kit.transport.rpc import rpc
+from kernodeck_kit.units import SqlUnits
 from kernodeck_watchers.chains.base import NodeError
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.dependencies import Watcher
 from kernodeck_watchers.loop import scan_loop
+from kernodeck_watchers.store.unit import watcher_units
 
 
 class WatcherService:
@@ -21,6 +24,10 @@ class WatcherService:
     instrumented = Instrumented()
     watcher = Watcher()
     payments = RpcProxy("payments")
+
+    @property
+    def units(self) -> SqlUnits:
+        return watcher_units(self.db, self.watcher.network)
 
     @rpc
     def health(self) -> dict:
@@ -37,7 +44,7 @@ class WatcherService:
     def on_address_watched(self, payload) -> None:
         event = AddressWatched.from_message(payload)
         if event.network == self.watcher.network:
-            self.watcher.watch(self.db, event)
+            self.watcher.watch(self.units, event)
 
     @consumer(PaymentReported.source, PaymentReported.type)
     def on_payment_reported(self, payload) -> int:
@@ -45,7 +52,7 @@ class WatcherService:
         if event.network != self.watcher.network:
             return 0
         try:
-            return self.watcher.look_at(self.db, event.address, self._payments_watched)
+            return self.watcher.look_at(self.units, event.address, self._payments_watched)
         except NodeError:
             # Counted with the node's errors. Not retried: the customer may press again, and the
             # scans will find what is in new blocks anyway.
@@ -53,11 +60,11 @@ class WatcherService:
 
     @scan_loop()
     def scan(self) -> float:
-        return self.watcher.turn(self.db, self._payments_watched)
+        return self.watcher.turn(self.units, self._payments_watched)
 
     @configured_timer(WatcherSettings, "status_interval_s")
     def report_status(self) -> None:
-        self.watcher.report_status(self.db)
+        self.watcher.report_status(self.units)
 
     def _payments_watched(self) -> list[dict]:
         """Every address payments watches on this network, page by page."""

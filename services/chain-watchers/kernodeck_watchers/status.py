@@ -3,15 +3,16 @@
 from datetime import datetime
 
 from kernodeck_contracts.events import WatcherStatus
-from kernodeck_kit.outbox import Store
+from kernodeck_kit.units import Units
 from kernodeck_watchers import metrics
 from kernodeck_watchers.domain.progress import Limits, Progress
+from kernodeck_watchers.unit import WatcherUnit
 
 UNSEEN_KINDS = ("internal_eth", "internal_trx")
 
 
 def publish_status(
-    store: Store, network: str, progress: Progress, limits: Limits, unseen: frozenset[str], now: datetime
+    units: Units[WatcherUnit], network: str, progress: Progress, limits: Limits, unseen: frozenset[str], now: datetime
 ) -> WatcherStatus:
     lag = progress.lag(now, limits)
     for kind in UNSEEN_KINDS:
@@ -30,6 +31,6 @@ def publish_status(
         unseen=sorted(unseen),
         occurred_at=now,
     )
-    with store.transaction() as tx:
-        tx.emit(event)
+    with units.transaction() as unit:
+        unit.emit(event)
     return event

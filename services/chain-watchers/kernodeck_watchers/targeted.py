@@ -10,15 +10,15 @@ address was not watched then. Newer blocks, or a chain that moved, are left to t
 from collections.abc import Callable, Mapping
 from datetime import datetime
 
-from kernodeck_kit.outbox import Store
+from kernodeck_kit.units import Units
 from kernodeck_watchers.chains.base import ChainClient
 from kernodeck_watchers.domain import transfers
 from kernodeck_watchers.journal import journal
-from kernodeck_watchers.store.queries import get_cursor, scanned_hashes
+from kernodeck_watchers.unit import WatcherUnit
 
 
 def look_at(
-    store: Store,
+    units: Units[WatcherUnit],
     client: ChainClient,
     required: Mapping[str, int],
     blocks_back: int,
@@ -33,10 +33,10 @@ def look_at(
     tip = client.tip()
     newest = tip.height if scanned_from is None else min(scanned_from, tip.height)
     found = client.address_activity(list(required), max(newest - blocks_back + 1, 0))
-    with journal(store, network, now()) as entry:
-        cursor = get_cursor(entry.session, network)
+    with journal(units, network, now()) as entry:
+        cursor = entry.unit.get_cursor()
         entry.load({(seen.txid, seen.index) for seen, _ in found})
-        scanned = scanned_hashes(entry.session, network, {block.height for _, block in found if block is not None})
+        scanned = entry.unit.scanned_hashes({block.height for _, block in found if block is not None})
         for seen, block in found:
             known = entry.known(seen.txid, seen.index)
             if block is None:

@@ -12,10 +12,9 @@ address was shown, and a payment can be mined in that moment.
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from kernodeck_kit.outbox import Store
-from kernodeck_watchers.domain.watched import MatchKey, WatchedAddresses
-from kernodeck_watchers.store.queries import insert_missing, live_watches, watched_added_since, watches_ended
-from kernodeck_watchers.store.tables import WatchedAddressRow
+from kernodeck_kit.units import Units
+from kernodeck_watchers.domain.watched import MatchKey, Watch, WatchedAddresses
+from kernodeck_watchers.unit import WatcherUnit
 
 # Longer than any transaction that adds a watch takes to commit.
 OVERLAP = timedelta(minutes=5)
@@ -34,11 +33,10 @@ class Watchlist:
 
     def row(
         self, address: str, payment_id: str, watch_until: datetime, required: int, token: str | None, now: datetime
-    ) -> WatchedAddressRow:
+    ) -> Watch:
         address = self.normalize(address)
         key = self.watched.key
-        return WatchedAddressRow(
-            network=self.network,
+        return Watch(
             address=address,
             match_key=None if key is None else key(address),
             payment_id=payment_id,
@@ -48,7 +46,7 @@ class Watchlist:
             added_at=now,
         )
 
-    def from_payments(self, entries: list[dict], now: datetime) -> list[WatchedAddressRow]:
+    def from_payments(self, entries: list[dict], now: datetime) -> list[Watch]:
         """Rows for what payments' `watched_addresses` RPC answered."""
         return [
             self.row(
@@ -62,33 +60,30 @@ class Watchlist:
             for entry in entries
         ]
 
-    def add(self, store: Store, rows: list[WatchedAddressRow]) -> None:
-        with store.transaction() as tx:
-            insert_missing(tx.session, rows)
+    def add(self, units: Units[WatcherUnit], watches: list[Watch]) -> None:
+        with units.transaction() as unit:
+            unit.add_watches(watches)
         if self.loaded:
-            for row in rows:
-                self._take(row.address, row.required_confirmations, row.match_key)
+            for watch in watches:
+                self._take(watch.address, watch.required_confirmations, watch.match_key)
 
-    def load(self, store: Store, from_payments: list[WatchedAddressRow], now: datetime) -> None:
+    def load(self, units: Units[WatcherUnit], from_payments: list[Watch], now: datetime) -> None:
         """Everything watched, payments' answer included (addresses whose event this watcher never got).
         The watches added lately are unchecked: a replica that stopped may not have looked them up."""
-        with store.read() as session:  # before payments' answer is stored, which would look recent
-            recent = {
-                address: required
-                for address, required, _ in watched_added_since(session, self.network, now - OVERLAP, now)
-            }
-        self.add(store, from_payments)
+        with units.transaction() as unit:  # before payments' answer is stored, which would look recent
+            recent = {address: required for address, required, _ in unit.watched_added_since(now - OVERLAP, now)}
+        self.add(units, from_payments)
         self.watched = self.watched.emptied()
-        with store.read() as session:
-            for address, required, key in live_watches(session, self.network, now):
+        with units.transaction() as unit:
+            for address, required, key in unit.live_watches(now):
                 self.watched.add(address, required, key)
         self.unchecked = recent
         self.loaded, self.synced_at = True, now
 
-    def sync(self, store: Store, now: datetime) -> None:
-        with store.read() as session:
-            added = watched_added_since(session, self.network, self.synced_at - OVERLAP, now)
-            ended = watches_ended(session, self.network, self.synced_at, now)
+    def sync(self, units: Units[WatcherUnit], now: datetime) -> None:
+        with units.transaction() as unit:
+            added = unit.watched_added_since(self.synced_at - OVERLAP, now)
+            ended = unit.watches_ended(self.synced_at, now)
         for address in ended:
             self.drop(address)
         for address, required, key in added:

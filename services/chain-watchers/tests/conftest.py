@@ -5,7 +5,6 @@ and where the shared fixtures below need them its node's `node_url`, `node_heigh
 The flows through payments and orders are in tests/integration/chain_payments, which uses these fixtures.
 """
 
-import json
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -23,10 +22,13 @@ from kernodeck_kit import migrations, testing
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_kit.units import MemoryUnits
 from kernodeck_watchers.config import WatcherSettings
 from kernodeck_watchers.dependencies import Watcher
 from kernodeck_watchers.runtime import WatcherRuntime
 from kernodeck_watchers.service import watcher_service
+
+from .memory import memory_units
 
 # Watchers under test react within a fraction of a second: short polls, retries and back-offs.
 QUICK = {
@@ -49,7 +51,7 @@ def wait_until(predicate, seconds: float = 20.0, what: str = "the condition"):
 
 @pytest.fixture
 def store(tmp_path):
-    """A SQLite store migrated with the service's own scripts, for tests without a broker."""
+    """A SQLite store migrated with the service's own scripts, for what only the database shows."""
     url = f"sqlite:///{tmp_path / 'watcher.db'}"
     migrations.upgrade("kernodeck_watchers", url)
     engine = make_engine(url)
@@ -57,17 +59,22 @@ def store(tmp_path):
     engine.dispose()
 
 
-class Events:
-    """The events the scanner wrote to the outbox, oldest first."""
+@pytest.fixture
+def units():
+    """The watcher's unit on plain objects (tests/memory.py): the scanner, the journal and the runtime in
+    milliseconds."""
+    return memory_units()
 
-    def __init__(self, store: Store):
-        self.store = store
+
+class Events:
+    """The events the scanner emitted, oldest first, as they leave through the outbox."""
+
+    def __init__(self, units: MemoryUnits):
+        self.units = units
         self.read = 0
 
     def all(self) -> list[dict]:
-        with self.store.engine.connect() as conn:
-            rows = conn.execute(text("SELECT event_type, payload FROM outbox ORDER BY id")).all()
-        return [{"type": kind, **json.loads(payload)} for kind, payload in rows]
+        return [{"type": event.type, **event.to_message()} for event in self.units.emitted]
 
     def new(self) -> list[dict]:
         """The events written since the last call."""
@@ -81,9 +88,9 @@ class Events:
 
 
 @pytest.fixture
-def events(store) -> Events:
-    """The scanner's outbox events, read as tests go."""
-    return Events(store)
+def events(units) -> Events:
+    """The scanner's events, read as tests go."""
+    return Events(units)
 
 
 @pytest.fixture(scope="session")

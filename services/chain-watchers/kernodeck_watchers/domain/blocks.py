@@ -22,3 +22,11 @@ class SeenTransfer:
     address: str
     token: str | None
     amount: int
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """The newest block scanned; every block up to it is scanned."""
+
+    height: int
+    hash: str

@@ -14,6 +14,8 @@ keeps the number it names, which a block's hex in either case reads as.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 MatchKey = Callable[[str], str | None]  # an address's key in its network's other form, as hex; None: it has none
 
@@ -71,3 +73,19 @@ class WatchedAddresses:
     def emptied(self) -> "WatchedAddresses":
         """A new, empty set with the same default and key."""
         return WatchedAddresses(self.default_required, self.key)
+
+
+@dataclass(frozen=True)
+class Watch:
+    """An address payments watches, until `watch_until`; `match_key` as MatchKey makes it, computed once."""
+
+    address: str
+    match_key: str | None
+    payment_id: str
+    token: str | None
+    watch_until: datetime
+    required_confirmations: int
+    added_at: datetime
+
+
+Live = tuple[str, int, str | None]  # a live watch as the watched set takes it: (address, required, match key)

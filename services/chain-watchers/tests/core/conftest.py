@@ -1,15 +1,13 @@
-"""The core's unit tests: the scanner over an in-memory node (FakeChain) and a SQLite store migrated
-with the service's own scripts. Tests reach the fake and the helpers through fixtures."""
+"""The core's unit tests: the scanner over an in-memory node (FakeChain) and the watcher's unit on plain
+objects (tests/memory.py). Tests reach the fake and the helpers through fixtures."""
 
 import hashlib
 import itertools
 from collections.abc import Callable, Collection, Container
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import event
 
 from kernodeck_watchers.chains.base import BlockRef, NodeError, SeenTransfer
 from kernodeck_watchers.domain.progress import Progress
@@ -195,12 +193,12 @@ def watched() -> WatchedAddresses:
 
 
 @pytest.fixture
-def make_scanner(store, chain, watched, clock):
+def make_scanner(units, chain, watched, clock):
     """`make_scanner(**overrides)` -> a Scanner over the fake chain (a new one is a restarted watcher)."""
 
     def make(**overrides) -> Scanner:
         fields = {
-            "store": store,
+            "units": units,
             "client": chain,
             "watched": watched,
             "progress": Progress(since=clock()),
@@ -216,24 +214,3 @@ def make_scanner(store, chain, watched, clock):
 def pay():
     """`pay(address, amount, index=0, txid=None)` -> a SeenTransfer with a fresh txid."""
     return transfer
-
-
-@pytest.fixture
-def counted_reads(store):
-    """`with counted_reads() as reads:` -> the SELECT statements the store sent meanwhile."""
-
-    @contextmanager
-    def counting():
-        reads: list[str] = []
-
-        def count(_conn, _cursor, statement, *_args):
-            if statement.lstrip().upper().startswith("SELECT"):
-                reads.append(statement)
-
-        event.listen(store.engine, "before_cursor_execute", count)
-        try:
-            yield reads
-        finally:
-            event.remove(store.engine, "before_cursor_execute", count)
-
-    return counting

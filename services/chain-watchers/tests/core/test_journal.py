@@ -7,7 +7,6 @@ import pytest
 
 from kernodeck_watchers.domain.transfers import Kind, State, Tracked
 from kernodeck_watchers.journal import journal
-from kernodeck_watchers.store.queries import tracked_among
 
 pytestmark = pytest.mark.unit
 
@@ -17,37 +16,37 @@ MINED = replace(SEEN, state=State.CONFIRMING, confirmations=1, block_height=10, 
 OTHER = replace(SEEN, txid="tx2", amount=7_000)
 
 
-def stored(store, txid: str) -> Tracked | None:
-    with store.read() as session:
-        return tracked_among(session, "bitcoin", {(txid, 0)}).get((txid, 0))
+def stored(units, txid: str) -> Tracked | None:
+    with units.transaction() as unit:
+        return unit.tracked_among({(txid, 0)}).get((txid, 0))
 
 
-def test_a_journal_reads_back_what_it_recorded_and_writes_the_last_of_each_transfer_as_it_ends(store):
-    with journal(store, "bitcoin", T0) as entry:
+def test_a_journal_reads_back_what_it_recorded_and_writes_the_last_of_each_transfer_as_it_ends(units):
+    with journal(units, "bitcoin", T0) as entry:
         entry.record(SEEN, Kind.SEEN)
         assert entry.known("tx1", 0) == SEEN
         entry.record(MINED, Kind.CONFIRMATIONS)
         entry.record(OTHER, Kind.SEEN)
         assert entry.known("tx1", 0) == MINED
-    assert (stored(store, "tx1"), stored(store, "tx2")) == (MINED, OTHER)
+    assert (stored(units, "tx1"), stored(units, "tx2")) == (MINED, OTHER)
     confirmed = replace(MINED, state=State.CONFIRMED, confirmations=2)
-    with journal(store, "bitcoin", T0) as entry:  # known transfers, changed
+    with journal(units, "bitcoin", T0) as entry:  # known transfers, changed
         assert entry.known("tx1", 0) == MINED
         entry.record(confirmed, Kind.CONFIRMED)
-    assert (stored(store, "tx1"), stored(store, "tx2")) == (confirmed, OTHER)
+    assert (stored(units, "tx1"), stored(units, "tx2")) == (confirmed, OTHER)
 
 
-def test_a_journal_that_fails_writes_nothing(store):
-    with pytest.raises(RuntimeError), journal(store, "bitcoin", T0) as entry:
+def test_a_journal_that_fails_writes_nothing(units):
+    with pytest.raises(RuntimeError), journal(units, "bitcoin", T0) as entry:
         entry.record(SEEN, Kind.SEEN)
         raise RuntimeError("the node went away")
-    assert stored(store, "tx1") is None
+    assert stored(units, "tx1") is None
 
 
-def test_transfers_read_ahead_are_known_as_stored_and_what_the_journal_records_comes_first(store):
-    with journal(store, "bitcoin", T0) as entry:
+def test_transfers_read_ahead_are_known_as_stored_and_what_the_journal_records_comes_first(units):
+    with journal(units, "bitcoin", T0) as entry:
         entry.record(MINED, Kind.CONFIRMATIONS)
-    with journal(store, "bitcoin", T0) as entry:
+    with journal(units, "bitcoin", T0) as entry:
         entry.load({("tx1", 0), ("tx2", 0)})
         assert (entry.known("tx1", 0), entry.known("tx2", 0)) == (MINED, None)
         entry.record(OTHER, Kind.SEEN)

@@ -3,7 +3,6 @@
 import pytest
 
 from kernodeck_watchers.scanner import CursorMoved, ReorgTooDeep
-from kernodeck_watchers.store.queries import get_cursor, scanned_blocks
 
 pytestmark = pytest.mark.unit
 
@@ -67,7 +66,7 @@ def test_a_transfer_in_the_new_chain_is_seen_again_in_its_new_block(scanner, cha
     assert new_events[0]["sequence"] < new_events[1]["sequence"]
 
 
-def test_a_same_height_replacement_of_the_tip_is_noticed(scanner, chain, events, store, pay):
+def test_a_same_height_replacement_of_the_tip_is_noticed(scanner, chain, events, units, pay):
     lost = pay(ALICE, 2)
     chain.mine(lost)
     scanner.run()
@@ -75,12 +74,12 @@ def test_a_same_height_replacement_of_the_tip_is_noticed(scanner, chain, events,
     chain.reorg(1, [])  # same height, another hash
     scanner.run()
     assert events.kinds() == [("transfer_reverted", lost.txid, 0)]
-    with store.read() as session:
-        assert get_cursor(session, chain.network).hash == chain.best[-1].ref.hash
+    with units.transaction() as unit:
+        assert unit.get_cursor().hash == chain.best[-1].ref.hash
 
 
 def test_a_tip_gone_back_on_the_scanned_chain_is_a_lagging_node_not_a_reorganisation(
-    scanner, chain, events, store, pay
+    scanner, chain, events, units, pay
 ):
     kept = pay(ALICE, 2)
     chain.mine(kept)
@@ -91,15 +90,15 @@ def test_a_tip_gone_back_on_the_scanned_chain_is_a_lagging_node_not_a_reorganisa
     chain.best = followed[:-3]  # a load-balanced provider's backend three blocks behind answers
     scanner.run()
     assert events.kinds() == []
-    with store.read() as session:
-        assert get_cursor(session, chain.network).hash == followed[-1].ref.hash
+    with units.transaction() as unit:
+        assert unit.get_cursor().hash == followed[-1].ref.hash
     chain.best = followed  # the next answer comes from an up-to-date backend
     chain.mine_empty()
     scanner.run()
     assert events.kinds() == []  # confirmed at 2 already: nothing withdrawn, nothing seen twice
 
 
-def test_a_shorter_best_chain_with_another_block_at_its_tip_rewinds_the_cursor(scanner, chain, events, store, pay):
+def test_a_shorter_best_chain_with_another_block_at_its_tip_rewinds_the_cursor(scanner, chain, events, units, pay):
     lost = pay(ALICE, 2)
     chain.mine(lost)
     chain.mine_empty(2)
@@ -109,9 +108,9 @@ def test_a_shorter_best_chain_with_another_block_at_its_tip_rewinds_the_cursor(s
     chain.mine_empty()  # the tip is two blocks below the cursor, and not the block scanned there
     scanner.run()
     assert events.kinds() == [("transfer_reverted", lost.txid, 0)]
-    with store.read() as session:
-        assert get_cursor(session, chain.network).height == chain.height
-        assert scanned_blocks(session, chain.network)[0] == (chain.height, chain.best[-1].ref.hash)
+    with units.transaction() as unit:
+        assert unit.get_cursor().height == chain.height
+        assert unit.scanned_blocks()[0] == (chain.height, chain.best[-1].ref.hash)
 
 
 def test_a_reorg_found_by_a_parent_mismatch_during_the_scan(scanner, chain, events, pay):
@@ -129,21 +128,21 @@ def test_a_reorg_found_by_a_parent_mismatch_during_the_scan(scanner, chain, even
     ]
 
 
-def test_a_reorg_deeper_than_the_remembered_blocks_stops_without_a_guess(make_scanner, chain, events, store, pay):
+def test_a_reorg_deeper_than_the_remembered_blocks_stops_without_a_guess(make_scanner, chain, events, units, pay):
     scanner = make_scanner(history_blocks=3)
     scanner.run()
     chain.mine(pay(ALICE, 2))
     chain.mine_empty(4)
     scanner.run()
     events.new()
-    with store.read() as session:
-        before = get_cursor(session, chain.network)
+    with units.transaction() as unit:
+        before = unit.get_cursor()
     chain.reorg(4, [], [], [], [])
     with pytest.raises(ReorgTooDeep):
         scanner.run()
     assert events.new() == []
-    with store.read() as session:
-        assert get_cursor(session, chain.network) == before
+    with units.transaction() as unit:
+        assert unit.get_cursor() == before
 
 
 def test_a_pass_stops_when_another_replica_moved_the_cursor(make_scanner, chain, events, pay):

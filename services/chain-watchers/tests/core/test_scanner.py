@@ -3,11 +3,10 @@
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import event
 
-from kernodeck_watchers import journal
 from kernodeck_watchers.chains.base import BlockNotYet, NodeError
-from kernodeck_watchers.store.queries import get_cursor, lock_sequence, scanned_blocks
+
+from ..memory import MemoryWatcher
 
 pytestmark = pytest.mark.unit
 
@@ -20,60 +19,19 @@ def watching(watched):
     watched.add(BOB, 1)
 
 
-def test_the_first_pass_starts_after_the_tip_and_then_scans_every_new_block(make_scanner, chain, store, events, pay):
+def test_the_first_pass_starts_after_the_tip_and_then_scans_every_new_block(make_scanner, chain, units, events, pay):
     scanner = make_scanner()
     scanner.run()
-    with store.read() as session:
-        assert get_cursor(session, chain.network).height == chain.height == 100
+    with units.transaction() as unit:
+        assert unit.get_cursor().height == chain.height == 100
     paid = chain.mine(pay(ALICE, 5_000))
     scanner.run()
     assert events.kinds() == [("transfer_seen", chain.best[-1].transfers[0].txid, 1)]
-    with store.read() as session:
-        assert get_cursor(session, chain.network).hash == paid.hash
+    with units.transaction() as unit:
+        assert unit.get_cursor().hash == paid.hash
 
 
-def test_a_block_paying_many_watched_addresses_takes_no_more_reads_than_one_paying_one(
-    make_scanner, chain, watched, pay, counted_reads
-):
-    """A busy block's transfers: what is stored of them is read in one query, not one per transfer."""
-    scanner = make_scanner()
-    scanner.run()
-
-    def reads_of_a_block_paying(count: int) -> int:
-        addresses = [f"busy-{count}-{n}" for n in range(count)]
-        for address in addresses:
-            watched.add(address, 1)  # confirmed in its block: nothing left to count by the next pass
-        chain.mine(*(pay(address, 5, index=n, txid=f"busy-{count}") for n, address in enumerate(addresses)))
-        with counted_reads() as reads:
-            scanner.run()
-        return len(reads)
-
-    one = reads_of_a_block_paying(1)
-    assert reads_of_a_block_paying(40) <= one
-
-
-def test_a_mempool_holding_many_payments_takes_no_more_reads_than_one_holding_one(
-    make_scanner, chain, watched, pay, counted_reads
-):
-    scanner = make_scanner()
-    scanner.run()
-
-    def reads_of_a_pass_over_a_mempool_of(count: int) -> int:
-        for n in range(count):
-            watched.add(f"pending-{count}-{n}", 3)
-            chain.send(pay(f"pending-{count}-{n}", 5, index=n, txid=f"pending-{count}"))
-        scanner.run()  # seen
-        with counted_reads() as reads:
-            scanner.run()  # still there
-        chain.mine()
-        scanner.run()
-        return len(reads)
-
-    one = reads_of_a_pass_over_a_mempool_of(1)
-    assert reads_of_a_pass_over_a_mempool_of(40) <= one
-
-
-def test_the_scan_reads_its_delay_behind_the_tip(make_scanner, chain, store, events, pay):
+def test_the_scan_reads_its_delay_behind_the_tip(make_scanner, chain, units, events, pay):
     scanner = make_scanner(tip_delay=2)
     scanner.run()
     paid = pay(ALICE, 5_000)
@@ -84,11 +42,11 @@ def test_the_scan_reads_its_delay_behind_the_tip(make_scanner, chain, store, eve
     chain.mine_empty()
     scanner.run()
     assert events.kinds() == [("transfer_seen", paid.txid, 1)]
-    with store.read() as session:
-        assert get_cursor(session, chain.network).height == chain.height - 2
+    with units.transaction() as unit:
+        assert unit.get_cursor().height == chain.height - 2
 
 
-def test_a_block_not_there_yet_at_the_tip_ends_the_pass_quietly(make_scanner, chain, store, events, pay, monkeypatch):
+def test_a_block_not_there_yet_at_the_tip_ends_the_pass_quietly(make_scanner, chain, units, events, pay, monkeypatch):
     scanner = make_scanner()
     scanner.run()
     paid = pay(ALICE, 5_000)
@@ -153,7 +111,7 @@ def test_each_address_needs_its_own_confirmations(make_scanner, chain, events, p
     ]
 
 
-def test_after_downtime_every_missed_block_is_scanned_in_one_pass(make_scanner, chain, store, events, pay):
+def test_after_downtime_every_missed_block_is_scanned_in_one_pass(make_scanner, chain, units, events, pay):
     make_scanner().run()
     start = chain.height
     first, second = pay(ALICE, 1), pay(ALICE, 2)
@@ -167,8 +125,8 @@ def test_after_downtime_every_missed_block_is_scanned_in_one_pass(make_scanner, 
         ("transfer_seen", second.txid, 1),
         ("transfer_confirmed", first.txid, 6),
     ]
-    with store.read() as session:
-        heights = [height for height, _ in scanned_blocks(session, chain.network)]
+    with units.transaction() as unit:
+        heights = [height for height, _ in unit.scanned_blocks()]
     assert heights == list(range(chain.height, start - 1, -1))
 
 
@@ -275,23 +233,10 @@ def test_a_pass_with_nothing_to_record_takes_no_turn_on_the_sequence(make_scanne
     chain.send(pay(ALICE, 2))
     scanner.run()  # one transfer confirming, one in the mempool
     turns = []
-    monkeypatch.setattr(
-        journal, "lock_sequence", lambda session, network: turns.append(network) or lock_sequence(session, network)
-    )
+    lock_sequence = MemoryWatcher.lock_sequence
+    monkeypatch.setattr(MemoryWatcher, "lock_sequence", lambda unit: turns.append(chain.network) or lock_sequence(unit))
     scanner.run()
     assert turns == []
     chain.mine_empty()
     scanner.run()
     assert turns == [chain.network] * 2  # the block, then the confirmation it adds
-
-
-def test_the_sequence_row_is_made_once(make_scanner, store, chain, pay):
-    statements = []
-    event.listen(
-        store.engine, "before_cursor_execute", lambda conn, cursor, statement, *rest: statements.append(statement)
-    )
-    scanner = make_scanner()
-    for _ in range(3):
-        chain.mine(pay(ALICE, 1))
-        scanner.run()
-    assert sum(statement.startswith("INSERT INTO watcher_sequences") for statement in statements) == 1

@@ -96,7 +96,7 @@ def test_the_double_compresses_for_a_client_that_asks_and_the_client_reads_it(bu
     assert client.block(slot).hash == json.loads(plain)["result"]["blockhash"]
 
 
-def test_blocks_answered_out_of_order_are_committed_in_slot_order(store, events, busy, rich):
+def test_blocks_answered_out_of_order_are_committed_in_slot_order(units, events, busy, rich):
     """Each getBlock answer is held back longer the lower its slot, so the window's reads finish newest first;
     payments in several slots, with skipped slots between them, are still seen slot by slot."""
     wallet = Wallet(busy.url)
@@ -118,7 +118,7 @@ def test_blocks_answered_out_of_order_are_committed_in_slot_order(store, events,
         addresses = WatchedAddresses(default_required=1)
         addresses.add(str(watched), 1)
         watcher = Scanner(
-            store=store,
+            units=units,
             client=SolanaClient(proxy.url, commitment="confirmed", fetch_ahead=8),
             watched=addresses,
             progress=Progress(since=datetime.now(UTC)),

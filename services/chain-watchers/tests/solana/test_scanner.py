@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from solders.keypair import Keypair
 
-from kernodeck_kit.outbox import Store
+from kernodeck_kit.units import MemoryUnits
 from kernodeck_watchers.chains.solana import SolanaClient
 from kernodeck_watchers.domain.progress import Progress
 from kernodeck_watchers.domain.watched import WatchedAddresses
@@ -17,11 +17,11 @@ from kernodeck_watchers.scanner import Scanner
 CONFIRMATIONS = 3
 
 
-def scanner(store: Store, node, watched: str, fetch_ahead: int = 1) -> Scanner:
+def scanner(units: MemoryUnits, node, watched: str, fetch_ahead: int = 1) -> Scanner:
     addresses = WatchedAddresses(default_required=CONFIRMATIONS)
     addresses.add(watched, CONFIRMATIONS)
     return Scanner(
-        store=store,
+        units=units,
         client=SolanaClient(node.url, commitment="confirmed", fetch_ahead=fetch_ahead),
         watched=addresses,
         progress=Progress(since=datetime.now(UTC)),
@@ -30,9 +30,9 @@ def scanner(store: Store, node, watched: str, fetch_ahead: int = 1) -> Scanner:
 
 
 @pytest.mark.parametrize("fetch_ahead", [1, 8])
-def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, events, node, wallet, payer, fetch_ahead):
+def test_a_payment_across_skipped_slots_is_seen_then_confirmed(units, events, node, wallet, payer, fetch_ahead):
     watched = Keypair().pubkey()
-    watcher = scanner(store, node, str(watched), fetch_ahead)
+    watcher = scanner(units, node, str(watched), fetch_ahead)
     watcher.run()
     node.rpc("double_skipSlots", 2)
     paid = wallet.transfer(payer, watched, 25_000_000)
@@ -50,9 +50,9 @@ def test_a_payment_across_skipped_slots_is_seen_then_confirmed(store, events, no
 
 
 @pytest.mark.parametrize("fetch_ahead", [1, 8])
-def test_a_payment_in_a_dropped_fork_is_reverted(store, events, node, wallet, payer, fetch_ahead):
+def test_a_payment_in_a_dropped_fork_is_reverted(units, events, node, wallet, payer, fetch_ahead):
     watched = Keypair().pubkey()
-    watcher = scanner(store, node, str(watched), fetch_ahead)
+    watcher = scanner(units, node, str(watched), fetch_ahead)
     watcher.run()
     lost = wallet.transfer(payer, watched, 25_000_000)
     node.rpc("double_produceBlocks", 2)

@@ -13,6 +13,7 @@ from kernodeck_kit.migrations import alembic_config
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.testing import assert_schema_is_the_models
 from kernodeck_watchers.chains.tron import TronClient, trc20_transfers
+from kernodeck_watchers.store.unit import watcher_units
 from kernodeck_watchers.watchlist import Watchlist
 
 from .test_watched_ids import paying
@@ -56,7 +57,7 @@ def test_a_database_at_0003_upgrades_with_each_tron_watchs_account_id_stored(at_
     assert [keys[tron_address_of(a)] for a in ACCOUNTS] == [a.hex() for a in ACCOUNTS]
     decoded = []
     watchlist = Watchlist("tron", str.strip, 19, lambda address: decoded.append(address))
-    watchlist.load(Store(engine, "chain", relay=None), [], now)
+    watchlist.load(watcher_units(Store(engine, "chain", relay=None), "tron"), [], now)
     engine.dispose()
     assert decoded == ["T" + "x" * 33]  # only the watch that stored no key
     assert [len(trc20_transfers(paying(a), watchlist.watched.addresses)) for a in ACCOUNTS] == [1, 1, 1]

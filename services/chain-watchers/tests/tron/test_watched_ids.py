@@ -23,7 +23,7 @@ def paying(account: bytes) -> dict:
     }
 
 
-def test_the_watchlist_of_a_tron_client_matches_logs_by_account_id_after_load_and_sync(store):
+def test_the_watchlist_of_a_tron_client_matches_logs_by_account_id_after_load_and_sync(units):
     client = InstrumentedClient(TronClient("http://node.invalid"))
     assert match_key(client) is TronClient.match_key and match_key(object()) is None
     now = datetime.now(UTC)
@@ -38,15 +38,15 @@ def test_the_watchlist_of_a_tron_client_matches_logs_by_account_id_after_load_an
     rows = [
         watchlist.row(tron_address_of(a), f"p{a[0]}", now + timedelta(days=1), 19, None, now) for a in (first, second)
     ]
-    watchlist.add(store, rows)
-    watchlist.load(store, [], now)
+    watchlist.add(units, rows)
+    watchlist.load(units, [], now)
     later = now + timedelta(minutes=1)
-    watchlist.add(store, [watchlist.row(tron_address_of(third), "p3", later + timedelta(days=1), 19, None, later)])
-    watchlist.sync(store, later)
+    watchlist.add(units, [watchlist.row(tron_address_of(third), "p3", later + timedelta(days=1), 19, None, later)])
+    watchlist.sync(units, later)
     watched = watchlist.watched.addresses
     assert [len(trc20_transfers(paying(a), watched)) for a in (first, second, third)] == [1, 1, 1]
     assert trc20_transfers(paying(third), watched)[0].address == tron_address_of(third)
     watchlist.unload()
-    watchlist.load(store, [], later)  # a replica taking over
+    watchlist.load(units, [], later)  # a replica taking over
     assert len(watchlist.watched.addresses.keys) == 3
     assert decoded == [tron_address_of(a) for a in (first, second, third)]  # each once, as its row was written
