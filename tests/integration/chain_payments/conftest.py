@@ -6,8 +6,7 @@ database before the services start (Solana's address pool). The watchers' own fi
 their database, the chain tap) come from the watchers' test suite.
 """
 
-import importlib.util
-from pathlib import Path
+import importlib
 
 import pytest
 from nameko.standalone.rpc import ServiceRpcProxy
@@ -24,16 +23,12 @@ from services.payments.tests.conftest import RATES
 from services.payments.tests.helpers import run_entrypoint
 
 ACCOUNT = "acc-e2e"
-WATCHER_TESTS = Path(__file__).resolve().parents[3] / "services" / "chain-watchers" / "tests"
 
 
 def watcher_fixtures(relative: str):
-    """A conftest of the watchers' suite, as a module (its folder's name is no importable package name)."""
-    path = WATCHER_TESTS / relative
-    spec = importlib.util.spec_from_file_location(f"watcher_fixtures_{path.parent.name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """A conftest of the watchers' suite, imported under its dotted path (a hyphen is no bar to importlib), so
+    that its relative imports resolve and pytest's own import of it, if any, is the same module."""
+    return importlib.import_module("services.chain-watchers.tests." + relative.removesuffix(".py").replace("/", "."))
 
 
 _watchers = watcher_fixtures("conftest.py")
