@@ -11,15 +11,20 @@ payment needs, wait until payments shows the transfer one confirmation short,
 and the watcher's status shows it at its node's tip, then make the last block
 and time until orders publishes `paid`, and each stage on the way as the
 broker carries it: the watcher's `transfer_confirmed`, payments'
-`payment_settled`, orders' `paid`.
+`payment_settled`, orders' `paid`; and what each stage spent in its worker
+over that window (the services' own metrics): the watcher's scan passes and
+their node calls, payments' and orders' consumers. SAMPLES orders a network;
+the machine's speed printed before and after.
 
 The baseline, measured on the same stack in the same run: a `transfer_confirmed`
-published on the broker as a watcher would, to `paid` (everything after the watcher).
+published on the broker as a watcher would, to `paid` (everything after the watcher),
+in the coin of the first network whose node runs.
 """
 
 import asyncio
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -31,12 +36,14 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bench_customers import entrypoint_totals
 from bench.bench_payments import ORDER, confirmed_to_paid
+from bench.bench_transport import machine_line
 from bench.measure import bearer_for_new_customer, percentiles
 from infra.local.devnet import DEV_CONFIRMATIONS, NETWORKS, Devnet
 from infra.local.isolation import running_stack
 
-SAMPLES = 20
+SAMPLES = 10
 SLOW_POLL_S = 30
 TARGET_MS = 100
 # stage: (exchange, routing key, the payload's field that says whose it is), in the order a payment passes them
@@ -53,6 +60,14 @@ NETWORKS_MEASURED = {
     "tron": ("TRX", "ZMQ block topic", 3),
     "solana": ("SOL", "slotSubscribe over websocket", 0.4),
 }
+# What a stage after the watcher's spends in its worker (the services' own metrics, summed over the window from
+# the last block to `paid`); the watcher's: its scan passes and their node calls (its metrics likewise).
+IN_WORKERS = {
+    "payment_settled": ("payments", "on_transfer_confirmed"),
+    "paid": ("orders", "on_payment_settled"),
+}
+NODE_CALL = re.compile(r'^kernodeck_watcher_rpc_seconds_sum\{call="([^"]+)",network="[^"]+"\} (\S+)$')
+SCAN = re.compile(r'^kernodeck_entrypoint_seconds_sum\{entrypoint="scan",service="[^"]+"\} (\S+)$')
 
 
 def block_to_paid(log_dir: Path) -> list[str]:
@@ -67,8 +82,8 @@ def block_to_paid(log_dir: Path) -> list[str]:
         with running_stack(log_dir, "kd_bench_chain", env, devnet.up, process_env=slow_polls, **capacity) as stack:
             if pool := devnet.import_solana_pool({**os.environ, **stack.env}):
                 print(pool)
-            lines = [f"{network}: not running ({why})" for network, why in devnet.skipped.items()]
-            return lines + asyncio.run(_measure(stack, devnet))
+            lines = [machine_line()] + [f"{network}: not running ({why})" for network, why in devnet.skipped.items()]
+            return lines + asyncio.run(_measure(stack, devnet)) + [machine_line()]
     finally:
         devnet.stop()
 
@@ -76,8 +91,13 @@ def block_to_paid(log_dir: Path) -> list[str]:
 async def _measure(stack, devnet) -> list[str]:
     lines = []
     auth = await bearer_for_new_customer(stack.url)
-    baseline = (await confirmed_to_paid(stack.url, auth, stack.env["AMQP_URI"], samples=SAMPLES))["p50_ms"]
-    lines.append(f"baseline, transfer_confirmed on the broker -> order paid: p50 {baseline:.0f} ms over {SAMPLES}")
+    network = devnet.up[0]  # one whose payment method is on
+    asset = NETWORKS_MEASURED[network][0]
+    paid = await confirmed_to_paid(stack.url, auth, stack.env["AMQP_URI"], SAMPLES, asset, network)
+    baseline = paid["p50_ms"]
+    lines.append(
+        f"baseline, transfer_confirmed ({asset}) on the broker -> order paid: p50 {baseline:.0f} ms over {SAMPLES}"
+    )
     async with (
         _StageEvents(stack.env["AMQP_URI"]) as stages,
         httpx.AsyncClient(base_url=stack.url, headers=auth, timeout=30) as client,
@@ -85,7 +105,7 @@ async def _measure(stack, devnet) -> list[str]:
         for network in devnet.up:
             asset, how, block_s = NETWORKS_MEASURED[network]
             chain = _Chain(devnet.nodes[network], network)
-            samples = [await _sample(client, stages, chain, asset) for _ in range(SAMPLES)]
+            samples = [await _sample(client, stages, chain, asset, stack) for _ in range(SAMPLES)]
             p = percentiles([sample["paid"] for sample in samples])
             lines.append(
                 f"block with the last confirmation -> order paid, {network} ({how}): "
@@ -95,7 +115,49 @@ async def _measure(stack, devnet) -> list[str]:
                 f"{'met' if p['p50_ms'] < TARGET_MS else 'NOT met'}"
             )
             lines.append(f"  {network}, stage by stage: {_stages_line(samples)}")
+            lines.append(f"  {network}, in the workers: {_workers_line(samples)}")
     return lines
+
+
+def _workers_line(samples: list[dict]) -> str:
+    """Each stage's time in its worker, p50 ms: the watcher's scan passes (and their node calls, by call), payments'
+    and orders' consumers; a stage's time beyond its worker's is the wake-up, the broker's hop and the queue."""
+
+    def p50(values) -> str:
+        return f"{percentiles(list(values))['p50_ms']:.0f}"
+
+    calls = sorted({call for sample in samples for call in sample["node_calls"]})
+    node = ", ".join(f"{call} {p50(sample['node_calls'].get(call, 0.0) for sample in samples)}" for call in calls)
+    parts = [f"watcher scan {p50(sample['scan'] for sample in samples)} (node calls: {node})"]
+    for stage, (service, entrypoint) in IN_WORKERS.items():
+        parts.append(f"{service}.{entrypoint} {p50(sample['in_workers'][stage] for sample in samples)}")
+    return ", ".join(parts) + " ms (p50)"
+
+
+def _watcher_totals(stack, network: str) -> tuple[float, dict[str, float]]:
+    """The watcher's seconds in scan passes so far, and in each kind of node call."""
+    scan, calls = 0.0, {}
+    for row in httpx.get(stack.watcher_metrics_url(network), timeout=10).text.splitlines():
+        if found := SCAN.match(row):
+            scan += float(found.group(1))
+        elif found := NODE_CALL.match(row):
+            calls[found.group(1)] = float(found.group(2))
+    return scan, calls
+
+
+def _totals(stack, network: str) -> tuple[float, dict[str, float], dict]:
+    return (*_watcher_totals(stack, network), entrypoint_totals(stack))
+
+
+def _in_workers(before: tuple, after: tuple) -> dict:
+    """What the window between two `_totals` spent in each worker (seconds)."""
+    (scan, calls, entrypoints), (scan_after, calls_after, entrypoints_after) = before, after
+    spent = {
+        stage: entrypoints_after.get(key, [0.0])[0] - entrypoints.get(key, [0.0])[0]
+        for stage, key in IN_WORKERS.items()
+    }
+    node_calls = {call: seconds - calls.get(call, 0.0) for call, seconds in calls_after.items()}
+    return {"scan": scan_after - scan, "node_calls": node_calls, "in_workers": spent}
 
 
 def _stages_line(samples: list[dict[str, float]]) -> str:
@@ -108,8 +170,8 @@ def _stages_line(samples: list[dict[str, float]]) -> str:
     return "block " + "  ".join(parts) + " ms (p50/p90)"
 
 
-async def _sample(client, stages, chain, asset: str) -> dict[str, float]:
-    """Seconds from making the last block to each stage's event on the broker."""
+async def _sample(client, stages, chain, asset: str, stack) -> dict:
+    """Seconds from making the last block to each stage's event on the broker, and in each stage's worker."""
     order = _created(await client.post("/api/v1/orders", json=ORDER))
     intent = {"asset": asset, "network": chain.network}
     payment = _created(await client.post(f"/api/v1/orders/{order['id']}/payments", json=intent))
@@ -126,10 +188,12 @@ async def _sample(client, stages, chain, asset: str) -> dict[str, float]:
     await asyncio.wait_for(stages.caught_up(chain.network), timeout=30)
     whose = {"transfer_confirmed": payment["address"].lower(), "payment_settled": order["id"], "paid": order["id"]}
     waiting = stages.expect(whose)
+    before = await asyncio.to_thread(_totals, stack, chain.network)
     started = time.perf_counter()
     chain.mine(1)
     arrived = await asyncio.wait_for(waiting, timeout=30)
-    return {stage: at - started for stage, at in arrived.items()}
+    spent = _in_workers(before, await asyncio.to_thread(_totals, stack, chain.network))
+    return {**{stage: at - started for stage, at in arrived.items()}, **spent}
 
 
 class _StageEvents:

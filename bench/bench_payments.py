@@ -68,22 +68,27 @@ async def intent_creation(url: str, auth: dict, concurrency: int, total: int, or
         return await measure(call, concurrency, total)
 
 
-async def confirmed_to_paid(url: str, auth: dict, amqp_uri: str, samples: int) -> dict:
-    """Milliseconds from publishing `transfer_confirmed` to receiving the order's `paid` event."""
+async def confirmed_to_paid(
+    url: str, auth: dict, amqp_uri: str, samples: int, asset: str = "BTC", network: str = "bitcoin"
+) -> dict:
+    """Milliseconds from publishing `transfer_confirmed` to receiving the order's `paid` event (an order paid in
+    `asset` on `network`)."""
+    method = {"asset": asset, "network": network}
     async with PaidEvents(amqp_uri) as paid, httpx.AsyncClient(base_url=url, headers=auth, timeout=30) as client:
         chain = await paid.channel.declare_exchange("chain.events", aio_pika.ExchangeType.TOPIC, durable=True)
         latencies = []
         for n in range(samples):
             order = (await client.post("/api/v1/orders", json=ORDER)).json()
-            payment = (
-                await client.post(f"/api/v1/orders/{order['id']}/payments", json={"asset": "BTC", "network": "bitcoin"})
-            ).json()
+            response = await client.post(f"/api/v1/orders/{order['id']}/payments", json=method)
+            if response.status_code != 201:
+                raise RuntimeError(f"intent: {response.status_code} {response.text}")
+            payment = response.json()
             waiting = paid.expect(order["id"])
             event = {
                 "version": 1,
                 "event_id": uuid.uuid4().hex,
                 "occurred_at": datetime.now(UTC).isoformat(),
-                "network": "bitcoin",
+                "network": network,
                 "txid": uuid.uuid4().hex * 2,
                 "index": 0,
                 "address": payment["address"],
