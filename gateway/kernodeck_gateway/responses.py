@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from kernodeck_contracts import statuses
+from kernodeck_contracts.statuses import values
 from kernodeck_contracts.timeline import TimelineCode
 
 Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
@@ -16,10 +18,8 @@ SignedUsdText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^-
 CryptoText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?$"})]
 BaseUnitsText = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^\d+$"})]
 
-OrderStatus = Literal["awaiting_payment", "paid", "provisioning", "ready", "ended", "cancelled", "failed"]
-PaymentStatus = Literal[
-    "awaiting_transfer", "seen", "confirming", "settled", "expired", "underpaid", "overpaid", "late", "in_review"
-]
+OrderStatus = Literal[values(statuses.OrderStatus)]
+PaymentStatus = Literal[values(statuses.PaymentStatus)]
 LedgerReason = Literal[
     "topup", "overpayment", "underpayment", "late_transfer", "refused_payment", "review_credit", "order_payment"
 ]
@@ -143,7 +143,7 @@ class Transfer(Answer):
     amount: CryptoText
     confirmations: int
     required_confirmations: int
-    status: Literal["seen", "confirming", "confirmed", "reverted"]
+    status: Literal[values(statuses.TransferStatus)]
 
 
 class Credit(Answer):

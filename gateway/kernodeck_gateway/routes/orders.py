@@ -2,6 +2,7 @@ import asyncio
 
 from fastapi import APIRouter
 
+from kernodeck_contracts.statuses import OrderStatus
 from kernodeck_gateway.auth import CurrentCaller, Rpc
 from kernodeck_gateway.openapi import refusals
 from kernodeck_gateway.outcomes import attach_outcomes
@@ -33,7 +34,7 @@ async def with_payments(rpc: RpcClient, account_id: str, order: dict) -> dict:
 
 async def access_of(rpc: RpcClient, account_id: str, orders: list[dict]) -> dict[str, dict]:
     """The access of the caller's own ready orders, from provisioning (which shows it only while the rental is live)."""
-    ready = [order["id"] for order in orders if order["status"] == "ready"]
+    ready = [order["id"] for order in orders if order["status"] == OrderStatus.READY]
     return await rpc.call("provisioning", "get_access", account_id, ready) if ready else {}
 
 
@@ -123,6 +124,6 @@ async def pay_with_balance(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Or
     deadline = clock.time() + PAID_POLL_TIMEOUT_S
     while True:
         order = await rpc.call("orders", "get_order", caller.account_id, order_id)
-        if order["status"] != "awaiting_payment" or clock.time() >= deadline:
+        if order["status"] != OrderStatus.AWAITING_PAYMENT or clock.time() >= deadline:
             return await with_payments(rpc, caller.account_id, order)
         await asyncio.sleep(PAID_POLL_INTERVAL_S)

@@ -1,6 +1,7 @@
 """Test doubles of a neighbour's RPC, for the tests of the services that call it (never for production)."""
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.statuses import OrderStatus
 from kernodeck_kit.transport.rpc import rpc
 
 
@@ -63,7 +64,7 @@ class OrdersDouble:
         return cls
 
     @classmethod
-    def record(cls, created, status: str = "awaiting_payment") -> None:
+    def record(cls, created, status: str = OrderStatus.AWAITING_PAYMENT) -> None:
         cls.known[created.order_id] = (created, status)
 
     @rpc(expected_exceptions=ServiceError)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_kit.types import utcnow
 from kernodeck_kit.units import Units
 from kernodeck_watchers import metrics
@@ -19,7 +20,7 @@ from kernodeck_watchers.domain import transfers
 from kernodeck_watchers.domain.blocks import Cursor
 from kernodeck_watchers.domain.progress import Progress
 from kernodeck_watchers.domain.reorg import common_ancestor
-from kernodeck_watchers.domain.transfers import Kind, State, Tracked
+from kernodeck_watchers.domain.transfers import Kind, Tracked
 from kernodeck_watchers.domain.watched import WatchedAddresses
 from kernodeck_watchers.journal import Journal, journal
 from kernodeck_watchers.unit import WatcherUnit
@@ -162,7 +163,9 @@ class Scanner:
 
     def _count(self, cursor: Cursor) -> None:
         def counted(unit: WatcherUnit, now: datetime) -> list[Change]:
-            found = (transfers.count(known, cursor.height) for known in unit.tracked_in_state(State.CONFIRMING))
+            found = (
+                transfers.count(known, cursor.height) for known in unit.tracked_in_state(TransferStatus.CONFIRMING)
+            )
             return [(tracked, kind) for tracked, kind in found if kind is not None]
 
         self._record(counted, cursor)
@@ -179,7 +182,7 @@ class Scanner:
                 noticed, kind = transfers.in_mempool(known, seen, now, self._required(seen))
                 if kind is not None:
                     changes.append((noticed, kind))
-            for known in unit.tracked_in_state(State.SEEN):
+            for known in unit.tracked_in_state(TransferStatus.SEEN):
                 # Judged only on what the read looked for: not an address whose watch ended, nor one
                 # first noticed after the read (by "J'ai payé").
                 looked_for = known.address in self.watched.addresses and known.occurred_at < read_at

@@ -6,8 +6,9 @@ from datetime import datetime
 from typing import Protocol
 
 from kernodeck_contracts.events import Event
+from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_watchers.domain.blocks import BlockRef, Cursor
-from kernodeck_watchers.domain.transfers import State, Tracked
+from kernodeck_watchers.domain.transfers import Tracked
 from kernodeck_watchers.domain.watched import Live, Watch
 
 
@@ -49,7 +50,7 @@ class WatcherUnit(Protocol):
     def tracked_among(self, keys: set[tuple[str, int]]) -> dict[tuple[str, int], Tracked]:
         """The stored transfers of these (txid, index) keys, by key."""
 
-    def tracked_in_state(self, state: State) -> list[Tracked]: ...
+    def tracked_in_state(self, state: TransferStatus) -> list[Tracked]: ...
     def tracked_in_blocks(self, hashes: list[str]) -> list[Tracked]:
         """The live transfers recorded in any of these blocks."""
 

@@ -5,10 +5,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_watchers.domain.blocks import BlockRef, Cursor
-from kernodeck_watchers.domain.transfers import State, Tracked
+from kernodeck_watchers.domain.transfers import Tracked
 from kernodeck_watchers.domain.watched import Live, Watch
 
 
@@ -71,17 +72,19 @@ class MemoryWatcher(MemoryUnit[WatcherTables]):
     def tracked_among(self, keys: set[tuple[str, int]]) -> dict[tuple[str, int], Tracked]:
         return {key: self.tables.tracked[key] for key in keys if key in self.tables.tracked}
 
-    def tracked_in_state(self, state: State) -> list[Tracked]:
+    def tracked_in_state(self, state: TransferStatus) -> list[Tracked]:
         return [t for t in self.tables.tracked.values() if t.state == state]
 
     def tracked_in_blocks(self, hashes: list[str]) -> list[Tracked]:
-        return [t for t in self.tables.tracked.values() if t.block_hash in hashes and t.state != State.REVERTED]
+        return [
+            t for t in self.tables.tracked.values() if t.block_hash in hashes and t.state != TransferStatus.REVERTED
+        ]
 
     def seen_in_blocks(self, addresses: list[str], height: int) -> dict[tuple[str, str | None], int]:
         seen: dict[tuple[str, str | None], int] = {}
         for t in self.tables.tracked.values():
             mined = t.block_height is not None and t.block_height <= height
-            if t.address in addresses and mined and t.state != State.REVERTED:
+            if t.address in addresses and mined and t.state != TransferStatus.REVERTED:
                 seen[(t.address, t.token)] = seen.get((t.address, t.token), 0) + t.amount
         return seen
 

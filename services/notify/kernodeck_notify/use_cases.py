@@ -21,6 +21,7 @@ from kernodeck_contracts.events import (
     telegram_token_hash,
 )
 from kernodeck_contracts.languages import LANGUAGES
+from kernodeck_contracts.statuses import OrderStatus
 from kernodeck_contracts.texts import render
 from kernodeck_kit.units import Units
 from kernodeck_notify.domain.commands import Command, parse_command
@@ -126,7 +127,7 @@ def _applied(unit: NotifyUnit, event: Event, public_url: str, now: datetime) -> 
     elif isinstance(event, TelegramUnlinkRequested):
         return _unlink_account(unit, event, now)
     elif isinstance(event, OrderCreated):
-        _follow_order(unit, event.order_id, event.account_id, "awaiting_payment", event.occurred_at)
+        _follow_order(unit, event.order_id, event.account_id, OrderStatus.AWAITING_PAYMENT, event.occurred_at)
     elif isinstance(event, OrderStatusChanged):
         _follow_order(unit, event.order_id, event.account_id, event.status, event.occurred_at)
     notice = notice_for(event)

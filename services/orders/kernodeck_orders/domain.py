@@ -2,23 +2,12 @@
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from enum import StrEnum
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.rpc import OrderSummary, Quote
 from kernodeck_contracts.ssh_keys import InvalidSshKey, canonical_ssh_key
+from kernodeck_contracts.statuses import OrderStatus, PaymentStatus
 from kernodeck_contracts.timeline import Said, TimelineCode
-
-
-class OrderStatus(StrEnum):
-    AWAITING_PAYMENT = "awaiting_payment"
-    PAID = "paid"
-    PROVISIONING = "provisioning"
-    READY = "ready"
-    ENDED = "ended"
-    CANCELLED = "cancelled"
-    FAILED = "failed"
-
 
 _S = OrderStatus
 MOVES: dict[OrderStatus, frozenset[OrderStatus]] = {
@@ -73,8 +62,7 @@ class TimelineEntry:
 
 
 # Payment statuses (payments') during which a transfer for the order is on its way.
-AWAITING_TRANSFER = "awaiting_transfer"
-IN_FLIGHT = ("seen", "confirming")
+IN_FLIGHT = (PaymentStatus.SEEN, PaymentStatus.CONFIRMING)
 
 
 @dataclass(frozen=True)
@@ -89,7 +77,7 @@ class PaymentInFlight:
 
     def can_still_arrive(self, now: datetime) -> bool:
         return self.status in IN_FLIGHT or (
-            self.status == AWAITING_TRANSFER and self.expires_at is not None and self.expires_at > now
+            self.status == PaymentStatus.AWAITING_TRANSFER and self.expires_at is not None and self.expires_at > now
         )
 
 

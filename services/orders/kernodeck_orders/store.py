@@ -6,6 +6,7 @@ from sqlalchemy import JSON, Index, and_, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_contracts.rpc import OrderSummary
+from kernodeck_contracts.statuses import PaymentStatus
 from kernodeck_contracts.timeline import Said, TimelineCode
 from kernodeck_kit.db import is_postgres
 from kernodeck_kit.outbox import Tx
@@ -14,7 +15,6 @@ from kernodeck_kit.rows import copy_as
 from kernodeck_kit.types import UtcDateTime
 from kernodeck_kit.units import SqlUnit
 from kernodeck_orders.domain import (
-    AWAITING_TRANSFER,
     IN_FLIGHT,
     Order,
     OrderStatus,
@@ -107,7 +107,7 @@ def _in_flight(now: datetime):
     return select(PaymentInFlightRow.order_id).where(
         or_(
             PaymentInFlightRow.status.in_(IN_FLIGHT),
-            and_(PaymentInFlightRow.status == AWAITING_TRANSFER, PaymentInFlightRow.expires_at > now),
+            and_(PaymentInFlightRow.status == PaymentStatus.AWAITING_TRANSFER, PaymentInFlightRow.expires_at > now),
         )
     )
 

@@ -15,11 +15,11 @@ from kernodeck_contracts.events import (
     RentalExtended,
 )
 from kernodeck_contracts.rpc import Quote
+from kernodeck_contracts.statuses import PaymentStatus
 from kernodeck_contracts.timeline import Said, TimelineCode, paid, payment_reported, rental_extended
 from kernodeck_kit.paging import Page
 from kernodeck_kit.units import Units
 from kernodeck_orders.domain import (
-    AWAITING_TRANSFER,
     PAYMENT_REPORTED,
     RENTAL_EXTENDED,
     Order,
@@ -183,7 +183,9 @@ def follow_payments(
 
 def _in_flight(event: PaymentInstructionsCreated | PaymentStatusChanged) -> PaymentInFlight:
     if isinstance(event, PaymentInstructionsCreated):
-        return PaymentInFlight(event.payment_id, event.order_id, AWAITING_TRANSFER, event.occurred_at, event.expires_at)
+        return PaymentInFlight(
+            event.payment_id, event.order_id, PaymentStatus.AWAITING_TRANSFER, event.occurred_at, event.expires_at
+        )
     return PaymentInFlight(event.payment_id, event.order_id, event.status, event.occurred_at)
 
 

@@ -11,12 +11,13 @@ from kernodeck_chains.derivation import derive_deposit_address
 from kernodeck_chains.networks import chain_params
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import AddressWatched, Event
+from kernodeck_contracts.statuses import PaymentStatus
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.units import SqlUnit, Units
 from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard, load_board
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import crypto_amount
-from kernodeck_payments.domain.intents import IntentStatus, Purpose, address_key
+from kernodeck_payments.domain.intents import Purpose, address_key
 from kernodeck_payments.domain.methods import Method, token_contract
 from kernodeck_payments.store.addresses import take_index, take_solana_address
 from kernodeck_payments.store.intents import open_intents_of
@@ -117,7 +118,7 @@ def open_payment(
             rate_source=rate.source,
             token=token_contract(method, settings.chain(method.network), settings.token_overrides()),
             required_confirmations=settings.confirmations(method.network),
-            status=IntentStatus.AWAITING_TRANSFER,
+            status=PaymentStatus.AWAITING_TRANSFER,
             expires_at=deadline or now + settings.intent_ttl,
             watch_until=(deadline or now + settings.intent_ttl) + settings.monitoring_window,
             created_at=now,

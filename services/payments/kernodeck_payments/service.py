@@ -25,6 +25,7 @@ from kernodeck_contracts.events import (
     TransferSeen,
     WatcherStatus,
 )
+from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.paging import Page
 from kernodeck_kit.state_metrics import StateMetrics
@@ -42,7 +43,7 @@ from kernodeck_payments.balance_mismatch import record_balance_mismatch
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
-from kernodeck_payments.domain.intents import Purpose, TransferState
+from kernodeck_payments.domain.intents import Purpose
 from kernodeck_payments.domain.methods import METHODS, find_method
 from kernodeck_payments.domain.orders import (
     PayableOrder,
@@ -349,25 +350,25 @@ class PaymentsService:
     @batch_consumer(TransferSeen.source, TransferSeen.type)
     def on_transfer_seen(self, payloads):
         events = [TransferSeen.from_message(payload) for payload in payloads]
-        seen = [(e, TransferState.SEEN if e.block_height is None else TransferState.CONFIRMING) for e in events]
+        seen = [(e, TransferStatus.SEEN if e.block_height is None else TransferStatus.CONFIRMING) for e in events]
         self._on_transfers(TransferSeen.type, seen)
 
     @batch_consumer(TransferConfirmations.source, TransferConfirmations.type)
     def on_transfer_confirmations(self, payloads):
         events = [TransferConfirmations.from_message(payload) for payload in payloads]
-        self._on_transfers(TransferConfirmations.type, [(e, TransferState.CONFIRMING) for e in events])
+        self._on_transfers(TransferConfirmations.type, [(e, TransferStatus.CONFIRMING) for e in events])
 
     @batch_consumer(TransferConfirmed.source, TransferConfirmed.type)
     def on_transfer_confirmed(self, payloads):
         events = [TransferConfirmed.from_message(payload) for payload in payloads]
-        self._on_transfers(TransferConfirmed.type, [(e, TransferState.CONFIRMED) for e in events])
+        self._on_transfers(TransferConfirmed.type, [(e, TransferStatus.CONFIRMED) for e in events])
 
     @batch_consumer(TransferReverted.source, TransferReverted.type)
     def on_transfer_reverted(self, payloads):
         events = [TransferReverted.from_message(payload) for payload in payloads]
-        self._on_transfers(TransferReverted.type, [(e, TransferState.REVERTED) for e in events])
+        self._on_transfers(TransferReverted.type, [(e, TransferStatus.REVERTED) for e in events])
 
-    def _on_transfers(self, event_type: str, events: list[tuple[ChainTransfer, TransferState]]) -> None:
+    def _on_transfers(self, event_type: str, events: list[tuple[ChainTransfer, TransferStatus]]) -> None:
         apply_transfers(self._settlement(), f"chain.{event_type}", events, utcnow())
 
     def _settlement(self) -> SqlUnits:

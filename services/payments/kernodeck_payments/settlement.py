@@ -10,13 +10,14 @@ from typing import Protocol
 from sqlmodel import SQLModel
 
 from kernodeck_contracts.events import BalanceCredited, ChainTransfer, Event, PaymentSettled
+from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.units import SqlUnit, Units
 from kernodeck_payments import metrics
 from kernodeck_payments.availability import current_price
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import usd_cents_for
-from kernodeck_payments.domain.intents import Purpose, TransferState, address_key, normalize_token, transfer_key
+from kernodeck_payments.domain.intents import Purpose, address_key, normalize_token, transfer_key
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.domain.reconcile import Credit, reconcile
 from kernodeck_payments.ledger.domain import Reason
@@ -162,7 +163,7 @@ class SqlSettlement(SqlUnit):
 def apply_transfers(
     units: Units[SettlementUnit],
     consumer: str,
-    events: list[tuple[ChainTransfer, TransferState]],
+    events: list[tuple[ChainTransfer, TransferStatus]],
     now: datetime,
 ) -> None:
     """A watcher's events that came together (a block's transfers), in one unit, each applied once: every
@@ -195,7 +196,7 @@ def sweep(units: Units[SettlementUnit], now: datetime, batch: int) -> int:
 
 
 def record_transfer(
-    unit: SettlementUnit, event: ChainTransfer, state: TransferState, now: datetime
+    unit: SettlementUnit, event: ChainTransfer, state: TransferStatus, now: datetime
 ) -> PaymentIntent | None:
     """Store what the watcher saw; returns the intent to reconcile, locked, or None when nothing changed.
 
@@ -227,14 +228,14 @@ def record_transfer(
     # A transfer first seen before an intent owned its address stays unattributed.
     intent = owner if owner is not None and row.intent_id == owner.id else None
     required = intent.required_confirmations if intent else 1
-    if state == TransferState.CONFIRMED and event.confirmations < required:
-        state = TransferState.CONFIRMING  # the watcher's threshold is not ours: count again
+    if state == TransferStatus.CONFIRMED and event.confirmations < required:
+        state = TransferStatus.CONFIRMING  # the watcher's threshold is not ours: count again
     row.token = normalize_token(event.network, event.token)
     row.amount, row.state, row.sequence, row.epoch = event.amount, state, event.sequence, event.epoch
     row.confirmations, row.block_height, row.block_hash = event.confirmations, event.block_height, event.block_hash
     row.updated_at = now
     unit.save(row)
-    if row.intent_id is None and state == TransferState.CONFIRMED:
+    if row.intent_id is None and state == TransferStatus.CONFIRMED:
         key = transfer_key(event.network, event.txid, event.index)
         unit.open_review(f"unknown_address:{key}", "unknown_address", now, transfer_key=key)
     return intent

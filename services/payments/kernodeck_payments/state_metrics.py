@@ -7,9 +7,9 @@ from prometheus_client.core import GaugeMetricFamily
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from kernodeck_contracts.statuses import PaymentStatus
 from kernodeck_payments.availability import RATE_SYMBOLS, rate_policy, rate_source_names
 from kernodeck_payments.config import PaymentsSettings
-from kernodeck_payments.domain.intents import IntentStatus
 from kernodeck_payments.domain.methods import DERIVED_NETWORKS, METHODS
 from kernodeck_payments.rates.domain import NoRate, judge_rate
 from kernodeck_payments.rates.store import ExchangeRate, observations
@@ -44,7 +44,7 @@ def intents_by_method(session: Session) -> GaugeMetricFamily:
     )
     counts = {(asset, network, status): n for asset, network, status, n in counted}
     for method in METHODS:
-        for status in IntentStatus:
+        for status in PaymentStatus:
             family.add_metric(
                 [method.asset, method.network, status.value],
                 counts.get((method.asset, method.network, status.value), 0),

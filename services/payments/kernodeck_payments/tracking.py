@@ -2,7 +2,8 @@
 
 from kernodeck_chains.amounts import format_amount
 from kernodeck_contracts.events import PaymentInstructionsCreated, PaymentStatusChanged
-from kernodeck_payments.domain.intents import Purpose, TransferState, normalize_token
+from kernodeck_contracts.statuses import TransferStatus
+from kernodeck_payments.domain.intents import Purpose, normalize_token
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 
@@ -39,7 +40,7 @@ def instructions_created(intent: PaymentIntent) -> PaymentInstructionsCreated:
 def status_changed(intent: PaymentIntent, previous: str, transfers: list[ChainTransferRow]) -> PaymentStatusChanged:
     """`intent` has just moved from `previous` to its status; `transfers` are those on its address."""
     token = normalize_token(intent.network, intent.token)
-    counted = [t.confirmations for t in transfers if t.token == token and t.state != TransferState.REVERTED]
+    counted = [t.confirmations for t in transfers if t.token == token and t.state != TransferStatus.REVERTED]
     return PaymentStatusChanged(
         payment_id=intent.id,
         account_id=intent.account_id,

@@ -2,8 +2,9 @@
 
 from kernodeck_chains.amounts import format_amount
 from kernodeck_chains.uris import payment_uri
+from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_kit.types import rfc3339
-from kernodeck_payments.domain.intents import TransferState, normalize_token
+from kernodeck_payments.domain.intents import normalize_token
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewAudit, ReviewItem, Topup
 from kernodeck_payments.tracking import subject
@@ -13,9 +14,9 @@ def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ether
     method = find_method(intent.asset, intent.network)
     # Another asset sent to this address is not this payment: it waits in the review queue.
     counted = [t for t in transfers if t.token == normalize_token(intent.network, intent.token)]
-    live = [t for t in counted if t.state != TransferState.REVERTED]
+    live = [t for t in counted if t.state != TransferStatus.REVERTED]
     received = sum(t.amount for t in live)
-    confirmed = sum(t.amount for t in live if t.state == TransferState.CONFIRMED)
+    confirmed = sum(t.amount for t in live if t.state == TransferStatus.CONFIRMED)
     chain_id = ethereum_chain_id if intent.network == "ethereum" else None
     return {
         "id": intent.id,
@@ -59,7 +60,9 @@ def topup_view(topup: Topup, payment: dict, credited_usd_cents: int | None = Non
     return {
         "id": topup.id,
         "amount_usd_cents": topup.amount_usd_cents,
-        "status": "credited" if payment["status"] in ("settled", "overpaid") else payment["status"],
+        "status": "credited"
+        if payment["status"] in (PaymentStatus.SETTLED, PaymentStatus.OVERPAID)
+        else payment["status"],
         "credited_usd_cents": credited_usd_cents,
         "created_at": rfc3339(topup.created_at),
         "payment": payment,

@@ -8,10 +8,11 @@ from fractions import Fraction
 from sqlmodel import SQLModel
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.statuses import PaymentStatus
 from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
-from kernodeck_payments.domain.intents import IntentStatus, address_key
+from kernodeck_payments.domain.intents import address_key
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.store.intents import OPEN
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
@@ -57,7 +58,7 @@ class MemoryIntake(MemoryUnit[IntakeTables]):
             lambda row: (
                 row.account_id == account_id
                 and row.status in OPEN
-                and (row.expires_at > now or row.status != IntentStatus.AWAITING_TRANSFER)
+                and (row.expires_at > now or row.status != PaymentStatus.AWAITING_TRANSFER)
             ),
         )
 

@@ -17,7 +17,8 @@ from kernodeck_contracts.events import (
     TransferReverted,
     TransferSeen,
 )
-from kernodeck_payments.domain.intents import IntentStatus, TransferState, address_key
+from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
+from kernodeck_payments.domain.intents import address_key
 from kernodeck_payments.settlement import apply_transfers, sweep
 from kernodeck_payments.store.tables import PaymentIntent
 from services.payments.tests.memory import MemorySettlement, settlement_units
@@ -29,9 +30,9 @@ DEADLINE = T0 + timedelta(minutes=30)
 ADDRESS = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"
 FALLING, RISING = Fraction(40_000), Fraction(60_000)
 STATES = {
-    TransferSeen: TransferState.SEEN,
-    TransferConfirmed: TransferState.CONFIRMED,
-    TransferReverted: TransferState.REVERTED,
+    TransferSeen: TransferStatus.SEEN,
+    TransferConfirmed: TransferStatus.CONFIRMED,
+    TransferReverted: TransferStatus.REVERTED,
 }
 
 
@@ -114,9 +115,9 @@ def test_fewer_confirmations_than_required_are_still_confirming():
 def test_the_same_event_twice_and_an_older_one_change_nothing():
     units, watcher = setup()
     newer = watcher.send(TransferConfirmed, 200_000)
-    apply_transfers(units, "chain.transfer_confirmed", [(newer, TransferState.CONFIRMED)], T0)  # redelivered
+    apply_transfers(units, "chain.transfer_confirmed", [(newer, TransferStatus.CONFIRMED)], T0)  # redelivered
     older = TransferSeen(**{**newer.model_dump(), "sequence": newer.sequence - 1, "event_id": "other"})
-    apply_transfers(units, "chain.transfer_seen", [(older, TransferState.SEEN)], T0)
+    apply_transfers(units, "chain.transfer_seen", [(older, TransferStatus.SEEN)], T0)
     assert len(units.of(PaymentSettled)) == 1 and status(units) == "settled"
     assert units.state.transfers[("bitcoin", "tx1", 0)].state == "confirmed"
 
@@ -213,7 +214,7 @@ def test_an_intent_with_nothing_received_expires_at_the_sweep_and_is_told_once()
     units, _ = setup()
     assert sweep(units, DEADLINE, 10) == 1
     assert sweep(units, DEADLINE + timedelta(minutes=1), 10) == 0
-    assert status(units) == IntentStatus.EXPIRED
+    assert status(units) == PaymentStatus.EXPIRED
     assert [(e.previous_status, e.status) for e in units.of(PaymentStatusChanged)] == [("awaiting_transfer", "expired")]
 
 
@@ -251,7 +252,7 @@ def test_a_block_of_transfers_settles_every_intent_once_in_one_unit():
     apply_transfers(units, "chain.transfer_confirmed", batch, T0)
     [(stranger, _)] = block_of(1, first_sequence=9)
     stranger = stranger.model_copy(update={"txid": "other-tx", "address": "bc1qnobody"})
-    apply_transfers(units, "chain.transfer_confirmed", [*batch[1:3], (stranger, TransferState.CONFIRMED)], T0)
+    apply_transfers(units, "chain.transfer_confirmed", [*batch[1:3], (stranger, TransferStatus.CONFIRMED)], T0)
     assert sorted(e.order_id for e in units.of(PaymentSettled)) == [f"o{i}" for i in range(5)]  # each once
     assert {i.status for i in units.state.intents.values()} == {"settled"}
     assert units.state.reviews.keys() == {"unknown_address:bitcoin:other-tx:0"}  # the new one, in the same unit
@@ -261,7 +262,7 @@ def test_in_a_batch_the_newest_of_a_transfers_events_wins_whatever_their_order_o
     units = many_intents(1)
     [(seen, _)] = block_of(1, TransferSeen, first_sequence=1)
     [(reverted, _)] = block_of(1, TransferReverted, first_sequence=2)
-    apply_transfers(units, "chain.transfers", [(reverted, TransferState.REVERTED), (seen, TransferState.SEEN)], T0)
+    apply_transfers(units, "chain.transfers", [(reverted, TransferStatus.REVERTED), (seen, TransferStatus.SEEN)], T0)
     assert units.state.transfers[("bitcoin", "block-tx", 0)].state == "reverted"
     assert units.state.intents["pi0"].status != "settled" and units.of(PaymentSettled) == []
 

@@ -5,6 +5,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
+from kernodeck_contracts.statuses import OrderStatus
 from kernodeck_contracts.timeline import TimelineCode
 from kernodeck_support.leaks import secrets_in
 
@@ -28,7 +29,7 @@ MAX_DUE_AHEAD = timedelta(days=60)
 CLOCK_SKEW = timedelta(minutes=5)
 # An extension lengthens a live rental: the order is ready and its end ahead. Unpaid, still being
 # delivered, ended, cancelled or failed orders cannot be extended.
-EXTENDABLE = ("ready",)
+EXTENDABLE = (OrderStatus.READY,)
 # Control characters other than tab and newlines: nothing a person types, and PostgreSQL refuses NUL.
 _CONTROL = {chr(c) for c in range(32)} - {"\t", "\n", "\r"} | {"\x7f"}
 

@@ -9,14 +9,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 
+from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_watchers.domain.blocks import BlockRef, SeenTransfer
-
-
-class State(StrEnum):
-    SEEN = "seen"  # in the mempool
-    CONFIRMING = "confirming"  # in a block, fewer confirmations than required
-    CONFIRMED = "confirmed"
-    REVERTED = "reverted"  # dropped, replaced, or its block orphaned; may come back
 
 
 class Kind(StrEnum):
@@ -33,7 +27,7 @@ class Tracked:
     address: str
     token: str | None
     amount: int
-    state: State
+    state: TransferStatus
     confirmations: int
     required: int
     occurred_at: datetime  # first mempool sighting or block time, whichever came first
@@ -42,11 +36,11 @@ class Tracked:
 
     @property
     def live(self) -> bool:
-        return self.state != State.REVERTED
+        return self.state != TransferStatus.REVERTED
 
     @property
     def in_mempool(self) -> bool:
-        return self.state == State.SEEN
+        return self.state == TransferStatus.SEEN
 
 
 def in_block(
@@ -59,7 +53,7 @@ def in_block(
     if known is not None and known.in_mempool:
         mined = replace(
             known,
-            state=State.CONFIRMING,
+            state=TransferStatus.CONFIRMING,
             block_height=block.height,
             block_hash=block.hash,
             occurred_at=min(known.occurred_at, block_time),
@@ -71,7 +65,7 @@ def in_block(
         address=seen.address,
         token=seen.token,
         amount=seen.amount,
-        state=State.CONFIRMING,
+        state=TransferStatus.CONFIRMING,
         confirmations=tip_height - block.height + 1,
         required=known.required if known else required,
         occurred_at=block_time if known is None else min(known.occurred_at, block_time),
@@ -90,7 +84,7 @@ def in_mempool(known: Tracked | None, seen: SeenTransfer, now: datetime, require
         address=seen.address,
         token=seen.token,
         amount=seen.amount,
-        state=State.SEEN,
+        state=TransferStatus.SEEN,
         confirmations=0,
         required=known.required if known else required,
         occurred_at=now if known is None else min(known.occurred_at, now),
@@ -100,18 +94,18 @@ def in_mempool(known: Tracked | None, seen: SeenTransfer, now: datetime, require
 
 def reverted(known: Tracked) -> tuple[Tracked, Kind]:
     """Gone from the mempool without being mined, or in a block that is no longer on the best chain."""
-    return replace(known, state=State.REVERTED, confirmations=0), Kind.REVERTED
+    return replace(known, state=TransferStatus.REVERTED, confirmations=0), Kind.REVERTED
 
 
 def count(known: Tracked, scanned_height: int) -> tuple[Tracked, Kind | None]:
     """Confirmations of a transfer in a block once the chain is scanned up to `scanned_height`. Never fewer than
     already told: a block is counted against the tip the node gave, and a pass may stop below it (a block not
     there yet); a reorganisation withdraws the transfers of the blocks it orphans."""
-    if known.state != State.CONFIRMING:
+    if known.state != TransferStatus.CONFIRMING:
         return known, None
     confirmations = scanned_height - known.block_height + 1
     if confirmations >= known.required:
-        return replace(known, state=State.CONFIRMED, confirmations=confirmations), Kind.CONFIRMED
+        return replace(known, state=TransferStatus.CONFIRMED, confirmations=confirmations), Kind.CONFIRMED
     if confirmations > known.confirmations:
         return replace(known, confirmations=confirmations), Kind.CONFIRMATIONS
     return known, None

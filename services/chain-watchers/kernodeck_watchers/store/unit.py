@@ -7,11 +7,12 @@ from datetime import datetime
 from sqlalchemy import delete, func
 from sqlmodel import Session, SQLModel, select
 
+from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_kit.db import insert_for
 from kernodeck_kit.outbox import Store, Tx
 from kernodeck_kit.units import SqlUnit, SqlUnits
 from kernodeck_watchers.domain.blocks import BlockRef, Cursor
-from kernodeck_watchers.domain.transfers import State, Tracked
+from kernodeck_watchers.domain.transfers import Tracked
 from kernodeck_watchers.domain.watched import Live, Watch
 from kernodeck_watchers.store.tables import (
     ScanCursorRow,
@@ -144,7 +145,7 @@ class SqlWatcher(SqlUnit):
         found = (_tracked(row) for row in self.session.exec(query))
         return {(tracked.txid, tracked.index): tracked for tracked in found if (tracked.txid, tracked.index) in keys}
 
-    def tracked_in_state(self, state: State) -> list[Tracked]:
+    def tracked_in_state(self, state: TransferStatus) -> list[Tracked]:
         query = select(TrackedTransferRow).where(
             TrackedTransferRow.network == self.network, TrackedTransferRow.state == state
         )
@@ -156,7 +157,7 @@ class SqlWatcher(SqlUnit):
         query = select(TrackedTransferRow).where(
             TrackedTransferRow.network == self.network,
             TrackedTransferRow.block_hash.in_(hashes),
-            TrackedTransferRow.state != State.REVERTED,
+            TrackedTransferRow.state != TransferStatus.REVERTED,
         )
         return [_tracked(row) for row in self.session.exec(query)]
 
@@ -170,7 +171,7 @@ class SqlWatcher(SqlUnit):
                 TrackedTransferRow.network == self.network,
                 TrackedTransferRow.address.in_(addresses),
                 TrackedTransferRow.block_height <= height,
-                TrackedTransferRow.state != State.REVERTED,
+                TrackedTransferRow.state != TransferStatus.REVERTED,
             )
             .group_by(TrackedTransferRow.address, TrackedTransferRow.token)
         )
@@ -238,7 +239,7 @@ def _tracked(row: TrackedTransferRow) -> Tracked:
         address=row.address,
         token=row.token,
         amount=row.amount,
-        state=State(row.state),
+        state=TransferStatus(row.state),
         confirmations=row.confirmations,
         required=row.required_confirmations,
         occurred_at=row.occurred_at,

@@ -4,11 +4,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_watchers.chains.base import BlockRef, SeenTransfer
 from kernodeck_watchers.domain import transfers
 from kernodeck_watchers.domain.progress import Limits, Progress, backoff_delay
 from kernodeck_watchers.domain.reorg import common_ancestor
-from kernodeck_watchers.domain.transfers import Kind, State
+from kernodeck_watchers.domain.transfers import Kind
 from kernodeck_watchers.domain.watched import WatchedAddresses
 
 pytestmark = pytest.mark.unit
@@ -24,7 +25,7 @@ def block(height: int, time: datetime = T0, name: str = "b") -> BlockRef:
 def test_a_first_sighting_in_a_block_is_seen_with_its_confirmations():
     tracked, kind = transfers.in_block(None, SEEN, block(100), tip_height=102, required=6)
     assert kind == Kind.SEEN
-    assert (tracked.state, tracked.confirmations, tracked.required) == (State.CONFIRMING, 3, 6)
+    assert (tracked.state, tracked.confirmations, tracked.required) == (TransferStatus.CONFIRMING, 3, 6)
     assert (tracked.block_height, tracked.block_hash, tracked.occurred_at) == (100, "b100", T0)
 
 
@@ -35,11 +36,16 @@ def test_the_same_block_again_says_nothing():
 
 def test_a_mempool_transfer_mined_keeps_its_first_sighting_and_waits_for_the_count():
     pending, kind = transfers.in_mempool(None, SEEN, T0 + timedelta(minutes=5), required=2)
-    assert (kind, pending.state, pending.block_height, pending.confirmations) == (Kind.SEEN, State.SEEN, None, 0)
+    assert (kind, pending.state, pending.block_height, pending.confirmations) == (
+        Kind.SEEN,
+        TransferStatus.SEEN,
+        None,
+        0,
+    )
     later, kind = transfers.in_block(pending, SEEN, block(100, T0 + timedelta(minutes=9)), 100, 6)
     assert kind is None
     assert (later.state, later.block_height, later.occurred_at, later.required) == (
-        State.CONFIRMING,
+        TransferStatus.CONFIRMING,
         100,
         T0 + timedelta(minutes=5),
         2,
@@ -57,17 +63,22 @@ def test_a_block_older_than_the_mempool_sighting_sets_when_it_happened():
 def test_a_reverted_transfer_found_again_is_seen_again_keeping_its_first_time():
     tracked, _ = transfers.in_block(None, SEEN, block(100, T0), 100, 2)
     gone, kind = transfers.reverted(tracked)
-    assert (kind, gone.state, gone.confirmations, gone.block_hash) == (Kind.REVERTED, State.REVERTED, 0, "b100")
+    assert (kind, gone.state, gone.confirmations, gone.block_hash) == (
+        Kind.REVERTED,
+        TransferStatus.REVERTED,
+        0,
+        "b100",
+    )
     back, kind = transfers.in_block(gone, SEEN, block(101, T0 + timedelta(minutes=20), "c"), 101, 6)
     assert (kind, back.state, back.block_hash, back.occurred_at, back.required) == (
         Kind.SEEN,
-        State.CONFIRMING,
+        TransferStatus.CONFIRMING,
         "c101",
         T0,
         2,
     )
     again, kind = transfers.in_mempool(gone, SEEN, T0 + timedelta(hours=1), 2)
-    assert (kind, again.state, again.block_hash, again.occurred_at) == (Kind.SEEN, State.SEEN, None, T0)
+    assert (kind, again.state, again.block_hash, again.occurred_at) == (Kind.SEEN, TransferStatus.SEEN, None, T0)
 
 
 def test_a_live_transfer_in_the_mempool_listing_again_says_nothing():
@@ -79,9 +90,9 @@ def test_confirmations_are_announced_when_they_change_and_confirmed_once_at_the_
     tracked, _ = transfers.in_block(None, SEEN, block(100), 100, 3)
     assert transfers.count(tracked, 100) == (tracked, None)
     tracked, kind = transfers.count(tracked, 101)
-    assert (kind, tracked.confirmations, tracked.state) == (Kind.CONFIRMATIONS, 2, State.CONFIRMING)
+    assert (kind, tracked.confirmations, tracked.state) == (Kind.CONFIRMATIONS, 2, TransferStatus.CONFIRMING)
     tracked, kind = transfers.count(tracked, 102)
-    assert (kind, tracked.confirmations, tracked.state) == (Kind.CONFIRMED, 3, State.CONFIRMED)
+    assert (kind, tracked.confirmations, tracked.state) == (Kind.CONFIRMED, 3, TransferStatus.CONFIRMED)
     assert transfers.count(tracked, 110) == (tracked, None)
 
 
@@ -89,7 +100,7 @@ def test_a_transfer_found_deep_enough_is_confirmed_at_the_first_count():
     tracked, kind = transfers.in_block(None, SEEN, block(100), tip_height=109, required=6)
     assert (kind, tracked.confirmations) == (Kind.SEEN, 10)
     confirmed, kind = transfers.count(tracked, 109)
-    assert (kind, confirmed.state, confirmed.confirmations) == (Kind.CONFIRMED, State.CONFIRMED, 10)
+    assert (kind, confirmed.state, confirmed.confirmations) == (Kind.CONFIRMED, TransferStatus.CONFIRMED, 10)
 
 
 def test_the_common_ancestor_is_the_newest_remembered_block_on_the_best_chain():

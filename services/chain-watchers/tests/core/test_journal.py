@@ -5,14 +5,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kernodeck_watchers.domain.transfers import Kind, State, Tracked
+from kernodeck_contracts.statuses import TransferStatus
+from kernodeck_watchers.domain.transfers import Kind, Tracked
 from kernodeck_watchers.journal import journal
 
 pytestmark = pytest.mark.unit
 
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
-SEEN = Tracked("tx1", 0, "bcrt1qalice", None, 5_000, State.SEEN, 0, 2, T0)
-MINED = replace(SEEN, state=State.CONFIRMING, confirmations=1, block_height=10, block_hash="h10")
+SEEN = Tracked("tx1", 0, "bcrt1qalice", None, 5_000, TransferStatus.SEEN, 0, 2, T0)
+MINED = replace(SEEN, state=TransferStatus.CONFIRMING, confirmations=1, block_height=10, block_hash="h10")
 OTHER = replace(SEEN, txid="tx2", amount=7_000)
 
 
@@ -29,7 +30,7 @@ def test_a_journal_reads_back_what_it_recorded_and_writes_the_last_of_each_trans
         entry.record(OTHER, Kind.SEEN)
         assert entry.known("tx1", 0) == MINED
     assert (stored(units, "tx1"), stored(units, "tx2")) == (MINED, OTHER)
-    confirmed = replace(MINED, state=State.CONFIRMED, confirmations=2)
+    confirmed = replace(MINED, state=TransferStatus.CONFIRMED, confirmations=2)
     with journal(units, "bitcoin", T0) as entry:  # known transfers, changed
         assert entry.known("tx1", 0) == MINED
         entry.record(confirmed, Kind.CONFIRMED)

@@ -36,6 +36,7 @@ from kernodeck_contracts.events import (
     SupportRequestAnswered,
 )
 from kernodeck_contracts.money import format_usd
+from kernodeck_contracts.statuses import OrderStatus, PaymentStatus
 from kernodeck_contracts.texts import time_text
 from kernodeck_contracts.timeline import Said, TimelineCode
 
@@ -75,13 +76,13 @@ EVENT_TEMPLATES = tuple(sorted(set(TEMPLATE_OF.values())))
 SUBJECTS = ("subject_order", "subject_extension", "subject_topup")
 # Payment statuses told as they are reached; `confirming` right after `awaiting_transfer` reads as seen.
 PAYMENT_KINDS = {
-    "seen": "payment_seen",
-    "settled": "payment_settled",
-    "underpaid": "payment_underpaid",
-    "overpaid": "payment_overpaid",
-    "late": "payment_late",
-    "expired": "payment_expired",
-    "in_review": "payment_in_review",
+    PaymentStatus.SEEN: "payment_seen",
+    PaymentStatus.SETTLED: "payment_settled",
+    PaymentStatus.UNDERPAID: "payment_underpaid",
+    PaymentStatus.OVERPAID: "payment_overpaid",
+    PaymentStatus.LATE: "payment_late",
+    PaymentStatus.EXPIRED: "payment_expired",
+    PaymentStatus.IN_REVIEW: "payment_in_review",
 }
 
 
@@ -155,7 +156,7 @@ def _order_created(event: OrderCreated) -> Notice:
 
 
 def _order_status_changed(event: OrderStatusChanged) -> Notice | None:
-    if event.status != "cancelled":
+    if event.status != OrderStatus.CANCELLED:
         return None
     return _news("order_cancelled", event, timeline.cancelled(event.reason))
 
@@ -185,8 +186,8 @@ def _payment_instructions(event: PaymentInstructionsCreated) -> Notice:
 
 def _payment_status_changed(event: PaymentStatusChanged) -> Notice | None:
     status = event.status
-    if status == "confirming" and event.previous_status == "awaiting_transfer":
-        status = "seen"
+    if status == PaymentStatus.CONFIRMING and event.previous_status == PaymentStatus.AWAITING_TRANSFER:
+        status = PaymentStatus.SEEN
     kind = PAYMENT_KINDS.get(status)
     phrase, path, subject_values = _subject(event.purpose, event.order_id, event.topup_id)
     if kind is None or (kind == "payment_settled" and phrase == "subject_topup"):

@@ -3,7 +3,9 @@
 from dataclasses import dataclass
 from datetime import datetime
 
-OPEN_STATUSES = ("awaiting_payment", "paid", "provisioning", "ready")
+from kernodeck_contracts.statuses import OrderStatus
+
+OPEN_STATUSES = (OrderStatus.AWAITING_PAYMENT, OrderStatus.PAID, OrderStatus.PROVISIONING, OrderStatus.READY)
 
 
 @dataclass(frozen=True)

@@ -5,30 +5,13 @@ from datetime import datetime
 from enum import StrEnum
 from fractions import Fraction
 
-
-class IntentStatus(StrEnum):
-    AWAITING_TRANSFER = "awaiting_transfer"
-    SEEN = "seen"
-    CONFIRMING = "confirming"
-    SETTLED = "settled"
-    OVERPAID = "overpaid"
-    EXPIRED = "expired"
-    UNDERPAID = "underpaid"
-    LATE = "late"
-    IN_REVIEW = "in_review"
+from kernodeck_contracts.statuses import TransferStatus
 
 
 class Purpose(StrEnum):
     ORDER = "order"
     TOPUP = "topup"
     EXTENSION = "extension"
-
-
-class TransferState(StrEnum):
-    SEEN = "seen"
-    CONFIRMING = "confirming"
-    CONFIRMED = "confirmed"
-    REVERTED = "reverted"
 
 
 class Disposition(StrEnum):
@@ -68,7 +51,7 @@ class Transfer:
     token: str | None
     amount: int
     confirmations: int
-    state: TransferState
+    state: TransferStatus
     first_seen_at: datetime
     disposition: Disposition | None = None
 

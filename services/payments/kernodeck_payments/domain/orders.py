@@ -10,8 +10,7 @@ from datetime import datetime, timedelta
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import OrderCreated
-
-AWAITING_PAYMENT = "awaiting_payment"
+from kernodeck_contracts.statuses import OrderStatus
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,7 @@ def check_payable(order: PayableOrder | None, account_id: str) -> PayableOrder:
     """The order, when `account_id` may pay it now; not_found (another account's too) or invalid_state."""
     if order is None or order.account_id != account_id or order.total_usd_cents is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "no such order")
-    if order.status != AWAITING_PAYMENT:
+    if order.status != OrderStatus.AWAITING_PAYMENT:
         raise ServiceError(ErrorCode.INVALID_STATE, f"the order is {order.status}, not awaiting payment")
     return order
 

@@ -12,19 +12,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 
+from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_payments.domain.intents import (
     Disposition,
     Intent,
-    IntentStatus,
     Purpose,
     Transfer,
-    TransferState,
 )
 
 UsdOf = Callable[[int, Fraction], int]  # base units at a price -> USD cents, rounded down
 PriceNow = Callable[[], Fraction | None]  # the current rate; None when there is none
 
-PENDING = frozenset({TransferState.SEEN, TransferState.CONFIRMING})
+PENDING = frozenset({TransferStatus.SEEN, TransferStatus.CONFIRMING})
 
 
 def topup_key(intent_id: str) -> str:
@@ -49,7 +48,7 @@ class Review:
 
 @dataclass
 class Outcome:
-    status: IntentStatus | None  # None: a settled intent keeps its status
+    status: PaymentStatus | None  # None: a settled intent keeps its status
     settles: bool = False
     overpaid: bool = False  # settled with an excess worth crediting (or that waits for an operator)
     credit_in_review: bool = False  # settled, but what it credits waits for an operator (no fresh rate)
@@ -85,7 +84,7 @@ def _on_time_and_late(
     intent: Intent, transfers: list[Transfer], expected_token: str | None
 ) -> tuple[list[Transfer], list[Transfer]]:
     """The live transfers of the expected asset, split at the deadline."""
-    live = [t for t in transfers if t.token == expected_token and t.state != TransferState.REVERTED]
+    live = [t for t in transfers if t.token == expected_token and t.state != TransferStatus.REVERTED]
     return (
         [t for t in live if t.first_seen_at < intent.expires_at],
         [t for t in live if t.first_seen_at >= intent.expires_at],
@@ -99,19 +98,19 @@ def _review_foreign_assets(
     # mint): recorded, never counted, and left to an operator, in one item per address while it is open.
     group = f"wrong_asset:{intent.network}:{intent.address}"
     for t in transfers:
-        if t.token != expected_token and t.state == TransferState.CONFIRMED and t.disposition is None:
+        if t.token != expected_token and t.state == TransferStatus.CONFIRMED and t.disposition is None:
             outcome.reviews.append(Review("wrong_asset", f"wrong_asset:{t.key}", t.key, group))
             outcome.dispositions[t.key] = Disposition.REVIEW
 
 
 def _review_reverted_after_use(transfers: list[Transfer], outcome: Outcome) -> None:
     for t in transfers:
-        if t.state == TransferState.REVERTED and t.disposition in (Disposition.SETTLEMENT, Disposition.CREDITED):
+        if t.state == TransferStatus.REVERTED and t.disposition in (Disposition.SETTLEMENT, Disposition.CREDITED):
             outcome.reviews.append(Review(f"reverted_after_{t.disposition.value}", f"reverted:{t.key}", t.key))
 
 
 def _settle_or_underpay(intent: Intent, on_time: list[Transfer], now: datetime, beyond: "Beyond", outcome: Outcome):
-    confirmed = [t for t in on_time if t.state == TransferState.CONFIRMED and t.disposition is None]
+    confirmed = [t for t in on_time if t.state == TransferStatus.CONFIRMED and t.disposition is None]
     total = sum(t.amount for t in confirmed)
     if confirmed and total >= intent.amount:
         # The intent's own amount counts at the locked rate; only the excess is a credit beyond it.
@@ -166,7 +165,7 @@ class Beyond:
         )
 
     def unused(self, t: Transfer) -> bool:
-        return t.state == TransferState.CONFIRMED and t.disposition is None and t.key not in self.outcome.dispositions
+        return t.state == TransferStatus.CONFIRMED and t.disposition is None and t.key not in self.outcome.dispositions
 
     def credit(self, base_units: int, reason: str, key: str, transfers: list[Transfer]) -> bool:
         """Credit `base_units` received in `transfers`, or queue them for review; True when anything is owed."""
@@ -194,26 +193,26 @@ def _status(
     late: list[Transfer],
     now: datetime,
     outcome: Outcome,
-) -> IntentStatus:
+) -> PaymentStatus:
     if outcome.settles and outcome.credit_in_review:
-        return IntentStatus.IN_REVIEW
+        return PaymentStatus.IN_REVIEW
     if outcome.settles:
-        return IntentStatus.OVERPAID if outcome.overpaid else IntentStatus.SETTLED
+        return PaymentStatus.OVERPAID if outcome.overpaid else PaymentStatus.SETTLED
 
     def disposition(t: Transfer) -> Disposition | None:
         return outcome.dispositions.get(t.key, t.disposition)
 
     if late:
-        return IntentStatus.LATE
+        return PaymentStatus.LATE
     if any(disposition(t) == Disposition.CREDITED for t in on_time):
-        return IntentStatus.UNDERPAID
+        return PaymentStatus.UNDERPAID
     # An underpayment without a fresh rate waits for an operator: in review, like any item of the queue.
     if outcome.reviews or any(disposition(t) == Disposition.REVIEW for t in transfers):
-        return IntentStatus.IN_REVIEW
+        return PaymentStatus.IN_REVIEW
     if now >= intent.expires_at and not on_time:
-        return IntentStatus.EXPIRED
-    if any(t.state in (TransferState.CONFIRMING, TransferState.CONFIRMED) for t in on_time):
-        return IntentStatus.CONFIRMING
+        return PaymentStatus.EXPIRED
+    if any(t.state in (TransferStatus.CONFIRMING, TransferStatus.CONFIRMED) for t in on_time):
+        return PaymentStatus.CONFIRMING
     if on_time:
-        return IntentStatus.SEEN
-    return IntentStatus.AWAITING_TRANSFER
+        return PaymentStatus.SEEN
+    return PaymentStatus.AWAITING_TRANSFER

@@ -5,21 +5,20 @@ from datetime import datetime
 from sqlalchemy import or_, select
 from sqlmodel import Session
 
+from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_kit.paging import Page
 from kernodeck_kit.rows import copy_as
 from kernodeck_payments.domain.intents import (
     Disposition,
     Intent,
-    IntentStatus,
     Purpose,
     Transfer,
-    TransferState,
     address_key,
 )
 from kernodeck_payments.store import all_rows, one_or_none
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
 
-OPEN = (IntentStatus.AWAITING_TRANSFER, IntentStatus.SEEN, IntentStatus.CONFIRMING)
+OPEN = (PaymentStatus.AWAITING_TRANSFER, PaymentStatus.SEEN, PaymentStatus.CONFIRMING)
 
 
 def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentIntent | None:
@@ -58,7 +57,7 @@ def open_intents_of(session: Session, account_id: str, now: datetime) -> list[Pa
     query = select(PaymentIntent).where(
         PaymentIntent.account_id == account_id,
         PaymentIntent.status.in_(OPEN),
-        or_(PaymentIntent.expires_at > now, PaymentIntent.status != IntentStatus.AWAITING_TRANSFER),
+        or_(PaymentIntent.expires_at > now, PaymentIntent.status != PaymentStatus.AWAITING_TRANSFER),
     )
     return list(session.execute(query.order_by(PaymentIntent.created_at)).scalars())
 
@@ -114,7 +113,7 @@ def due_for_reconciliation(session: Session, now: datetime, limit: int) -> list[
     """
     unused = select(ChainTransferRow.intent_id).where(
         ChainTransferRow.intent_id.is_not(None),
-        ChainTransferRow.state == TransferState.CONFIRMED,
+        ChainTransferRow.state == TransferStatus.CONFIRMED,
         ChainTransferRow.disposition.is_(None),
     )
     query = (
@@ -157,4 +156,4 @@ def as_intent(row: PaymentIntent) -> Intent:
 
 def as_transfer(row: ChainTransferRow) -> Transfer:
     disposition = Disposition(row.disposition) if row.disposition else None
-    return copy_as(Transfer, row, state=TransferState(row.state), disposition=disposition)
+    return copy_as(Transfer, row, state=TransferStatus(row.state), disposition=disposition)

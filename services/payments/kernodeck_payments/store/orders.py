@@ -3,8 +3,9 @@
 from sqlmodel import Session
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
+from kernodeck_contracts.statuses import OrderStatus
 from kernodeck_kit.db import insert_for
-from kernodeck_payments.domain.orders import AWAITING_PAYMENT, PayableOrder
+from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.store.tables import PayableOrderRow
 
 
@@ -13,7 +14,7 @@ def remember_order(session: Session, event: OrderCreated) -> None:
     statement = insert_for(session, PayableOrderRow).values(
         order_id=event.order_id,
         account_id=event.account_id,
-        status=AWAITING_PAYMENT,
+        status=OrderStatus.AWAITING_PAYMENT,
         status_at=event.occurred_at,
         total_usd_cents=event.total_usd_cents,
         expires_at=event.expires_at,

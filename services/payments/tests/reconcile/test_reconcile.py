@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from kernodeck_payments.domain.intents import Disposition, Intent, IntentStatus, Purpose, Transfer, TransferState
+from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
+from kernodeck_payments.domain.intents import Disposition, Intent, Purpose, Transfer
 from kernodeck_payments.domain.reconcile import reconcile
 
 pytestmark = pytest.mark.unit
@@ -38,10 +39,10 @@ INTENT = Intent(
 )
 
 
-def transfer(n: int, amount: int, state=TransferState.CONFIRMED, seen=T0, token=None, disposition=None) -> Transfer:
+def transfer(n: int, amount: int, state=TransferStatus.CONFIRMED, seen=T0, token=None, disposition=None) -> Transfer:
     return Transfer(
         network="bitcoin", txid=f"tx{n}", index=0, token=token, amount=amount,
-        confirmations=2 if state == TransferState.CONFIRMED else 0, state=state,
+        confirmations=2 if state == TransferStatus.CONFIRMED else 0, state=state,
         first_seen_at=seen, disposition=disposition,
     )  # fmt: skip
 
@@ -51,28 +52,28 @@ def run(transfers, now=T0 + timedelta(minutes=5), intent=INTENT, price=Fraction(
 
 
 def test_nothing_yet_is_awaiting_transfer():
-    assert run([]).status == IntentStatus.AWAITING_TRANSFER
+    assert run([]).status == PaymentStatus.AWAITING_TRANSFER
 
 
 def test_a_mempool_transfer_is_seen_and_settles_nothing():
-    outcome = run([transfer(1, 200_000, TransferState.SEEN)])
-    assert (outcome.status, outcome.settles, outcome.credits) == (IntentStatus.SEEN, False, [])
+    outcome = run([transfer(1, 200_000, TransferStatus.SEEN)])
+    assert (outcome.status, outcome.settles, outcome.credits) == (PaymentStatus.SEEN, False, [])
 
 
 def test_in_a_block_below_required_confirmations_is_confirming():
-    assert run([transfer(1, 200_000, TransferState.CONFIRMING)]).status == IntentStatus.CONFIRMING
+    assert run([transfer(1, 200_000, TransferStatus.CONFIRMING)]).status == PaymentStatus.CONFIRMING
 
 
 def test_exact_confirmed_payment_settles_an_order_without_credit():
     outcome = run([transfer(1, 200_000)])
-    assert outcome.settles and outcome.status == IntentStatus.SETTLED
+    assert outcome.settles and outcome.status == PaymentStatus.SETTLED
     assert outcome.credits == []
     assert outcome.dispositions == {"bitcoin:tx1:0": Disposition.SETTLEMENT}
 
 
 def test_one_base_unit_short_does_not_settle():
     outcome = run([transfer(1, 199_999)])
-    assert not outcome.settles and outcome.status == IntentStatus.CONFIRMING
+    assert not outcome.settles and outcome.status == PaymentStatus.CONFIRMING
 
 
 def test_partial_transfers_add_up():
@@ -83,19 +84,19 @@ def test_partial_transfers_add_up():
 
 
 def test_only_confirmed_amounts_settle():
-    outcome = run([transfer(1, 120_000), transfer(2, 80_000, TransferState.CONFIRMING)])
-    assert not outcome.settles and outcome.status == IntentStatus.CONFIRMING
+    outcome = run([transfer(1, 120_000), transfer(2, 80_000, TransferStatus.CONFIRMING)])
+    assert not outcome.settles and outcome.status == PaymentStatus.CONFIRMING
 
 
 def test_overpayment_settles_and_credits_the_excess():
     outcome = run([transfer(1, 300_000)])
-    assert outcome.settles and outcome.status == IntentStatus.OVERPAID
+    assert outcome.settles and outcome.status == PaymentStatus.OVERPAID
     assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(5_000, "overpayment", "excess:pi1")]
 
 
 def test_an_excess_worth_less_than_a_cent_settles_without_a_credit():
     outcome = run([transfer(1, 200_019)])  # 19 sat at 0.05 cent each: 0.95 cent
-    assert outcome.settles and outcome.status == IntentStatus.SETTLED and outcome.credits == []
+    assert outcome.settles and outcome.status == PaymentStatus.SETTLED and outcome.credits == []
 
 
 def test_a_topup_settles_by_crediting_its_amount():
@@ -110,29 +111,29 @@ def test_a_topup_settles_by_crediting_its_amount():
 )
 def test_a_topup_is_credited_at_the_lower_of_the_locked_and_the_current_rate(price, cents):
     outcome = run([transfer(1, 200_000)], intent=replace(INTENT, purpose=Purpose.TOPUP), price=price)
-    assert outcome.settles and outcome.status == IntentStatus.SETTLED
+    assert outcome.settles and outcome.status == PaymentStatus.SETTLED
     assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(cents, "topup", "topup:pi1")]
 
 
 def test_a_topup_without_a_fresh_rate_settles_and_waits_for_an_operator():
     topup = replace(INTENT, purpose=Purpose.TOPUP)
     outcome = run([transfer(1, 200_000)], intent=topup, price=None)
-    assert outcome.settles and outcome.status == IntentStatus.IN_REVIEW and outcome.credits == []
+    assert outcome.settles and outcome.status == PaymentStatus.IN_REVIEW and outcome.credits == []
     assert [(r.reason, r.key, r.transfer_key) for r in outcome.reviews] == [
         ("no_fresh_rate", "no_fresh_rate:topup:pi1", "bitcoin:tx1:0")
     ]
 
 
 def test_deadline_with_nothing_is_expired():
-    assert run([], now=DEADLINE).status == IntentStatus.EXPIRED
-    assert run([], now=DEADLINE - timedelta(microseconds=1)).status == IntentStatus.AWAITING_TRANSFER
+    assert run([], now=DEADLINE).status == PaymentStatus.EXPIRED
+    assert run([], now=DEADLINE - timedelta(microseconds=1)).status == PaymentStatus.AWAITING_TRANSFER
 
 
 def test_underpayment_at_the_deadline_credits_what_arrived_and_leaves_the_order_payable():
     before = run([transfer(1, 100_000)], now=DEADLINE - timedelta(seconds=1))
-    assert before.credits == [] and before.status == IntentStatus.CONFIRMING
+    assert before.credits == [] and before.status == PaymentStatus.CONFIRMING
     outcome = run([transfer(1, 100_000)], now=DEADLINE)
-    assert not outcome.settles and outcome.status == IntentStatus.UNDERPAID
+    assert not outcome.settles and outcome.status == PaymentStatus.UNDERPAID
     assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [(5_000, "underpayment", "under:bitcoin:tx1:0")]
     assert outcome.dispositions == {"bitcoin:tx1:0": Disposition.CREDITED}
 
@@ -147,24 +148,24 @@ def test_an_on_time_transfer_reported_after_an_underpayment_is_credited_under_a_
 
 def test_a_transfer_seen_before_the_deadline_still_settles_when_it_confirms_after():
     waiting = run(
-        [transfer(1, 200_000, TransferState.CONFIRMING, seen=DEADLINE - timedelta(minutes=1))],
+        [transfer(1, 200_000, TransferStatus.CONFIRMING, seen=DEADLINE - timedelta(minutes=1))],
         now=DEADLINE + timedelta(minutes=20),
     )
-    assert waiting.status == IntentStatus.CONFIRMING and waiting.credits == []
+    assert waiting.status == PaymentStatus.CONFIRMING and waiting.credits == []
     done = run([transfer(1, 200_000, seen=DEADLINE - timedelta(minutes=1))], now=DEADLINE + timedelta(minutes=40))
     assert done.settles
 
 
 def test_underpaid_waits_for_a_partial_still_confirming_after_the_deadline():
-    outcome = run([transfer(1, 100_000), transfer(2, 50_000, TransferState.CONFIRMING)], now=DEADLINE)
-    assert outcome.credits == [] and outcome.status == IntentStatus.CONFIRMING
+    outcome = run([transfer(1, 100_000), transfer(2, 50_000, TransferStatus.CONFIRMING)], now=DEADLINE)
+    assert outcome.credits == [] and outcome.status == PaymentStatus.CONFIRMING
 
 
 @pytest.mark.parametrize(("current", "credited"), [(Fraction(40_000), 8_000), (Fraction(60_000), 10_000)])
 def test_a_late_transfer_is_credited_at_the_lower_of_locked_and_current_rate(current, credited):
     late = transfer(1, 200_000, seen=DEADLINE + timedelta(minutes=3))
     outcome = run([late], now=DEADLINE + timedelta(minutes=10), price=current)
-    assert not outcome.settles and outcome.status == IntentStatus.LATE
+    assert not outcome.settles and outcome.status == PaymentStatus.LATE
     assert [(c.cents, c.reason, c.key) for c in outcome.credits] == [
         (credited, "late_transfer", "transfer:bitcoin:tx1:0")
     ]
@@ -173,7 +174,7 @@ def test_a_late_transfer_is_credited_at_the_lower_of_locked_and_current_rate(cur
 def test_a_late_transfer_without_a_current_rate_goes_to_review():
     late = transfer(1, 200_000, seen=DEADLINE + timedelta(minutes=3))
     outcome = run([late], now=DEADLINE + timedelta(minutes=10), price=None)
-    assert outcome.credits == [] and outcome.status == IntentStatus.LATE
+    assert outcome.credits == [] and outcome.status == PaymentStatus.LATE
     assert [(r.reason, r.key, r.transfer_key) for r in outcome.reviews] == [
         ("no_fresh_rate", "no_fresh_rate:transfer:bitcoin:tx1:0", "bitcoin:tx1:0")
     ]
@@ -191,8 +192,8 @@ LATE = DEADLINE + timedelta(minutes=3)
         pytest.param([transfer(1, 200_000, seen=LATE)], 1, id="late"),
         pytest.param([transfer(1, 100_000), transfer(2, 100_000, seen=LATE)], 2, id="under_and_late"),
         pytest.param([transfer(1, 200_000, seen=LATE, disposition=Disposition.CREDITED)], 0, id="late_credited"),
-        pytest.param([transfer(1, 200_000, TransferState.CONFIRMING, seen=LATE)], 0, id="late_confirming"),
-        pytest.param([transfer(1, 200_000, TransferState.REVERTED, seen=LATE)], 0, id="late_reverted"),
+        pytest.param([transfer(1, 200_000, TransferStatus.CONFIRMING, seen=LATE)], 0, id="late_confirming"),
+        pytest.param([transfer(1, 200_000, TransferStatus.REVERTED, seen=LATE)], 0, id="late_reverted"),
         pytest.param([transfer(1, 200_000, seen=LATE, token=USDT)], 0, id="late_other_asset"),
     ],
 )
@@ -231,7 +232,7 @@ def test_a_late_second_transfer_after_settlement_uses_the_lower_rate():
 def test_another_asset_on_the_address_goes_to_review_and_never_counts():
     wrong = transfer(1, 200_000_000, token=USDT)
     outcome = run([wrong])
-    assert not outcome.settles and outcome.status == IntentStatus.IN_REVIEW
+    assert not outcome.settles and outcome.status == PaymentStatus.IN_REVIEW
     assert [(r.reason, r.key) for r in outcome.reviews] == [("wrong_asset", "wrong_asset:bitcoin:tx1:0")]
 
 
@@ -244,7 +245,7 @@ def test_foreign_transfers_on_one_address_share_the_addresss_review_group():
 def test_a_token_from_an_unknown_contract_goes_to_review_on_a_token_intent():
     fake = transfer(1, 100_000_000, token="0x000000000000000000000000000000000000dead")
     outcome = run([fake], token=USDT)
-    assert outcome.status == IntentStatus.IN_REVIEW and outcome.reviews[0].reason == "wrong_asset"
+    assert outcome.status == PaymentStatus.IN_REVIEW and outcome.reviews[0].reason == "wrong_asset"
 
 
 def test_the_right_token_settles_a_token_intent():
@@ -256,18 +257,18 @@ def test_the_right_token_settles_a_token_intent():
 
 
 def test_a_reverted_transfer_before_settlement_stops_counting():
-    outcome = run([transfer(1, 120_000), transfer(2, 80_000, TransferState.REVERTED)])
-    assert not outcome.settles and outcome.reviews == [] and outcome.status == IntentStatus.CONFIRMING
+    outcome = run([transfer(1, 120_000), transfer(2, 80_000, TransferStatus.REVERTED)])
+    assert not outcome.settles and outcome.reviews == [] and outcome.status == PaymentStatus.CONFIRMING
 
 
 def test_a_mempool_transfer_withdrawn_leaves_the_intent_awaiting():
-    assert run([transfer(1, 200_000, TransferState.REVERTED)]).status == IntentStatus.AWAITING_TRANSFER
+    assert run([transfer(1, 200_000, TransferStatus.REVERTED)]).status == PaymentStatus.AWAITING_TRANSFER
 
 
 @pytest.mark.parametrize("disposition", [Disposition.SETTLEMENT, Disposition.CREDITED])
 def test_a_reverted_transfer_after_it_was_used_goes_to_review(disposition):
     intent = replace(INTENT, settled=disposition == Disposition.SETTLEMENT)
-    outcome = run([transfer(1, 200_000, TransferState.REVERTED, disposition=disposition)], intent=intent, now=DEADLINE)
+    outcome = run([transfer(1, 200_000, TransferStatus.REVERTED, disposition=disposition)], intent=intent, now=DEADLINE)
     assert [(r.reason, r.key) for r in outcome.reviews] == [
         (f"reverted_after_{disposition.value}", "reverted:bitcoin:tx1:0")
     ]
@@ -292,12 +293,20 @@ SECOND = [transfer(1, 200_000, disposition=Disposition.SETTLEMENT), transfer(2, 
 @pytest.mark.parametrize(
     ("case", "transfers", "intent", "now", "price", "credits", "status"),
     [
-        ("exact", [transfer(1, 200_000)], INTENT, T0, FALLING, [], IntentStatus.SETTLED),
-        ("exact", [transfer(1, 200_000)], INTENT, T0, RISING, [], IntentStatus.SETTLED),
-        ("over", [transfer(1, 300_000)], INTENT, T0, FALLING, [(4_000, "overpayment")], IntentStatus.OVERPAID),
-        ("over", [transfer(1, 300_000)], INTENT, T0, RISING, [(5_000, "overpayment")], IntentStatus.OVERPAID),
-        ("under", [transfer(1, 100_000)], INTENT, DEADLINE, FALLING, [(4_000, "underpayment")], IntentStatus.UNDERPAID),
-        ("under", [transfer(1, 100_000)], INTENT, DEADLINE, RISING, [(5_000, "underpayment")], IntentStatus.UNDERPAID),
+        ("exact", [transfer(1, 200_000)], INTENT, T0, FALLING, [], PaymentStatus.SETTLED),
+        ("exact", [transfer(1, 200_000)], INTENT, T0, RISING, [], PaymentStatus.SETTLED),
+        ("over", [transfer(1, 300_000)], INTENT, T0, FALLING, [(4_000, "overpayment")], PaymentStatus.OVERPAID),
+        ("over", [transfer(1, 300_000)], INTENT, T0, RISING, [(5_000, "overpayment")], PaymentStatus.OVERPAID),
+        (
+            "under",
+            [transfer(1, 100_000)],
+            INTENT,
+            DEADLINE,
+            FALLING,
+            [(4_000, "underpayment")],
+            PaymentStatus.UNDERPAID,
+        ),
+        ("under", [transfer(1, 100_000)], INTENT, DEADLINE, RISING, [(5_000, "underpayment")], PaymentStatus.UNDERPAID),
         ("second", SECOND, replace(INTENT, settled=True), T0, FALLING, [(4_000, "overpayment")], None),
         ("second", SECOND, replace(INTENT, settled=True), T0, RISING, [(5_000, "overpayment")], None),
         (
@@ -307,7 +316,7 @@ SECOND = [transfer(1, 200_000, disposition=Disposition.SETTLEMENT), transfer(2, 
             AFTER,
             FALLING,
             [(4_000, "late_transfer")],
-            IntentStatus.LATE,
+            PaymentStatus.LATE,
         ),
         (
             "late",
@@ -316,7 +325,7 @@ SECOND = [transfer(1, 200_000, disposition=Disposition.SETTLEMENT), transfer(2, 
             AFTER,
             RISING,
             [(5_000, "late_transfer")],
-            IntentStatus.LATE,
+            PaymentStatus.LATE,
         ),
         (
             "topup",
@@ -325,7 +334,7 @@ SECOND = [transfer(1, 200_000, disposition=Disposition.SETTLEMENT), transfer(2, 
             T0,
             FALLING,
             [(8_000, "topup"), (4_000, "overpayment")],
-            IntentStatus.OVERPAID,
+            PaymentStatus.OVERPAID,
         ),
         (
             "topup",
@@ -334,7 +343,7 @@ SECOND = [transfer(1, 200_000, disposition=Disposition.SETTLEMENT), transfer(2, 
             T0,
             RISING,
             [(10_000, "topup"), (5_000, "overpayment")],
-            IntentStatus.OVERPAID,
+            PaymentStatus.OVERPAID,
         ),
     ],
     ids=lambda value: value if isinstance(value, str) else "",
@@ -350,10 +359,10 @@ def test_credits_beyond_the_intent_use_the_lower_of_the_locked_and_a_fresh_rate(
 @pytest.mark.parametrize(
     ("case", "transfers", "intent", "now", "status"),
     [
-        ("over", [transfer(1, 300_000)], INTENT, T0, IntentStatus.OVERPAID),
-        ("under", [transfer(1, 100_000)], INTENT, DEADLINE, IntentStatus.IN_REVIEW),
+        ("over", [transfer(1, 300_000)], INTENT, T0, PaymentStatus.OVERPAID),
+        ("under", [transfer(1, 100_000)], INTENT, DEADLINE, PaymentStatus.IN_REVIEW),
         ("second", SECOND, replace(INTENT, settled=True), T0, None),
-        ("late", [transfer(1, 100_000, seen=LATE)], INTENT, AFTER, IntentStatus.LATE),
+        ("late", [transfer(1, 100_000, seen=LATE)], INTENT, AFTER, PaymentStatus.LATE),
     ],
     ids=lambda value: value if isinstance(value, str) else "",
 )

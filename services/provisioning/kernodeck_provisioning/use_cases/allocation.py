@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged, ProvisioningStarted
 from kernodeck_contracts.ssh_keys import InvalidSshKey, canonical_ssh_key
+from kernodeck_contracts.statuses import OrderStatus
 from kernodeck_kit.units import Units
 from kernodeck_provisioning.domain import OrderCopy, Rental, RentalStatus, move_rental, place, unix_user_for
 from kernodeck_provisioning.use_cases.capacity import announce_capacity, loads_of, release_hold
@@ -28,12 +29,12 @@ def order_created(units: Units[ProvisioningUnit], event: OrderCreated) -> None:
 
 def order_status_changed(units: Units[ProvisioningUnit], event: OrderStatusChanged, order_of: OrderOf) -> bool:
     """A cancelled order gives its hold back; a paid one takes its GPUs: True when its delivery is to start."""
-    if event.status == "cancelled":
+    if event.status == OrderStatus.CANCELLED:
         with units.consume("orders.order_status_changed", event) as unit:
             if unit is not None:
                 _cancelled(unit, event.order_id)
         return False
-    if event.status != "paid":
+    if event.status != OrderStatus.PAID:
         return False
     with units.transaction() as unit:
         known = unit.get_order(event.order_id) is not None

@@ -5,6 +5,7 @@ from datetime import datetime
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import CapacityChanged, PaymentStatusChanged
+from kernodeck_contracts.statuses import PaymentStatus
 from kernodeck_kit.units import Units
 from kernodeck_provisioning.domain import (
     GpuModel,
@@ -20,7 +21,9 @@ from kernodeck_provisioning.domain import (
 from kernodeck_provisioning.use_cases.unit import BATCH, ProvisioningUnit, locked_rental
 
 # A payment in these statuses has a transfer on its way: its order's hold waits for it past the deadline.
-PAYMENT_IN_FLIGHT = frozenset({"seen", "confirming", "settled", "overpaid"})
+PAYMENT_IN_FLIGHT = frozenset(
+    {PaymentStatus.SEEN, PaymentStatus.CONFIRMING, PaymentStatus.SETTLED, PaymentStatus.OVERPAID}
+)
 
 
 def loads_of(unit: ProvisioningUnit, model_id: str) -> list[NodeLoad]:
