@@ -84,7 +84,11 @@ class GpuModel(Answer):
     memory_gb_per_gpu: int
     gpus_per_lot: int
     lot_prices_usd: dict[str, UsdText] = Field(description="the price of one lot per duration in days")
-    available_lots: int
+    available_lots: int = Field(description="the largest order, in lots, that one node can take now")
+    held_lots: int = Field(
+        description="lots set aside, over all nodes, by payments under way for orders not paid yet: they come back "
+        "when those payments lapse"
+    )
 
 
 class Catalog(Answer):

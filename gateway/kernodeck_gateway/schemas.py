@@ -129,6 +129,7 @@ def present_model(model: dict) -> dict:
         "gpus_per_lot": model["gpus_per_lot"],
         "lot_prices_usd": {days: format_usd(cents) for days, cents in model["lot_prices_cents"].items()},
         "available_lots": model["available_lots"],
+        "held_lots": model["held_lots"],
     }
 
 

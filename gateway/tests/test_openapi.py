@@ -44,7 +44,7 @@ def test_every_success_is_typed_and_every_error_is_a_problem(method, path, opera
 
 def test_errors_follow_from_how_a_route_is_built():
     order = DOCUMENT["paths"]["/api/v1/orders/{order_id}/payments"]["post"]["responses"]
-    assert {"400", "401", "403", "404", "409", "413", "422", "503"} == set(order) - {"201"}
+    assert {"400", "401", "403", "404", "409", "413", "422", "429", "503"} == set(order) - {"201"}
     assert set(DOCUMENT["paths"]["/api/v1/me/balance"]["get"]["responses"]) == {"200", "401", "503"}
     assert set(DOCUMENT["paths"]["/api/v1/catalog"]["get"]["responses"]) == {"200", "503"}
     assert set(DOCUMENT["paths"]["/healthz"]["get"]["responses"]) == {"200"}

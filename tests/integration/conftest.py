@@ -11,6 +11,7 @@ from kernodeck_catalog.service import CatalogService
 from kernodeck_catalog.store import seed
 from kernodeck_kit.doubles import ProvisioningDouble
 from kernodeck_kit.testing import service_config, truncate_all
+from kernodeck_orders.config import OrdersSettings
 from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
 
@@ -30,6 +31,10 @@ from services.payments.tests.conftest import (  # noqa: F401
     write_rates,
 )
 
+# These flows race one account's many orders (50 for one balance, a payment per block): the per-account limits
+# on orders are orders' own tests'.
+ROOMY_ORDERS = OrdersSettings(unpaid_per_account=1000, created_per_window=1000)
+
 
 @pytest.fixture(scope="session")
 def databases(pg_database):
@@ -45,7 +50,7 @@ def configs(rabbit_config, databases, settings) -> dict:
     CatalogService._cache = None
     yield {
         "catalog": service_config(rabbit_config, databases["catalog"]),
-        "orders": service_config(rabbit_config, databases["orders"]),
+        "orders": service_config(rabbit_config, databases["orders"], ROOMY_ORDERS),
         "payments": service_config(rabbit_config, databases["payments"], settings),
         "provisioning": {**rabbit_config, "serializer": "json"},
     }

@@ -50,8 +50,11 @@ async def extensions_of(rpc: RpcClient, account_id: str, order_ids: list[str]) -
     }
 
 
-@router.post("", status_code=201, responses=refusals(409))
+@router.post("", status_code=201, responses=refusals(409, 429))
 async def create_order(body: NewOrder, caller: CurrentCaller, rpc: Rpc) -> Order:
+    """A new order at today's price: 409 `out_of_capacity` when its lots are not free, 409 `unpaid_orders_limit`
+    when the account has as many orders awaiting payment as it may, 429 `too_many_requests` (Retry-After) past the
+    account's new orders per hour."""
     order = await rpc.call(
         "orders",
         "create_order",
@@ -102,13 +105,16 @@ async def cancel_order(order_id: str, caller: CurrentCaller, rpc: Rpc) -> Order:
     return present_order(await rpc.call("orders", "cancel_order", caller.account_id, order_id), payments)  # no access
 
 
-@router.post("/{order_id}/payments", status_code=201, responses=refusals(404, 409, 422))
+@router.post("/{order_id}/payments", status_code=201, responses=refusals(404, 409, 422, 429))
 async def create_order_payment(
     order_id: str, body: PaymentMethodChoice, caller: CurrentCaller, rpc: Rpc
 ) -> OrderPayment:
-    """A crypto payment intent for the order: 409 when it is not awaiting payment or its GPUs are not free, 422
-    `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine that
-    cannot be handed over; the order stays as it is)."""
+    """A crypto payment intent for the order, which holds its GPUs until the intent's deadline: 409 when it is not
+    awaiting payment or its GPUs are not free (`out_of_capacity`, also when accounts yet to pay a first order hold
+    their whole share of the model), 409 `hold_limit_reached` when the account's unpaid orders hold as many GPUs as
+    it may, 429 `holds_cooling_off` (Retry-After) when too many of its payments for orders expired unpaid lately,
+    422 `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine
+    that cannot be handed over; the order stays as it is)."""
     payment = await rpc.call("payments", "create_order_payment", caller.account_id, order_id, body.asset, body.network)
     return present_payment(payment)
 

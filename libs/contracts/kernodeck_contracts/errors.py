@@ -24,6 +24,9 @@ class ErrorCode(StrEnum):
     SERVICE_UNAVAILABLE = "service_unavailable"
     SECRET_IN_REQUEST = "secret_in_request"
     SSH_KEY_REQUIRED = "ssh_key_required"
+    HOLD_LIMIT_REACHED = "hold_limit_reached"  # the account's unpaid orders hold as many GPUs as it may
+    UNPAID_ORDERS_LIMIT = "unpaid_orders_limit"  # the account has as many unpaid orders open as it may
+    HOLDS_COOLING_OFF = "holds_cooling_off"  # too many of the account's intents expired unpaid lately
 
 
 HTTP_STATUS = {
@@ -43,6 +46,9 @@ HTTP_STATUS = {
     ErrorCode.SERVICE_UNAVAILABLE: 503,
     ErrorCode.SECRET_IN_REQUEST: 422,
     ErrorCode.SSH_KEY_REQUIRED: 422,
+    ErrorCode.HOLD_LIMIT_REACHED: 409,
+    ErrorCode.UNPAID_ORDERS_LIMIT: 409,
+    ErrorCode.HOLDS_COOLING_OFF: 429,
 }
 
 

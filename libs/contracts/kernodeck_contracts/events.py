@@ -76,6 +76,7 @@ class CapacityChanged(Event):
 
     model_id: str
     available_lots: int
+    held_lots: int = 0  # lots set aside, over all the model's nodes, by holds for orders not paid yet
 
 
 class PaymentRefused(Event):

@@ -17,19 +17,23 @@ class ProvisioningDouble:
     holds: dict[str, int] = {}
     released: list[str] = []
     asked: list[tuple[str, str]] = []  # every hold asked for: (order_id, until)
+    paid_now: list[str] = []  # the orders whose hold was asked for with a payment in the same call
     keyless: set[str] = set()
 
     @classmethod
     def reset(cls, free_gpus: int = 1000) -> type["ProvisioningDouble"]:
         cls.free_gpus, cls.holds, cls.released, cls.asked, cls.keyless = free_gpus, {}, [], [], set()
+        cls.paid_now = []
         return cls
 
     @rpc(expected_exceptions=ServiceError)
-    def hold_capacity(self, order_id, account_id, model_id, gpus, until, account_key_needed=False):
+    def hold_capacity(self, order_id, account_id, model_id, gpus, until, account_key_needed=False, paid_now=False):
         cls = ProvisioningDouble
         if account_key_needed and account_id in cls.keyless:
             raise ServiceError(ErrorCode.SSH_KEY_REQUIRED, "no SSH key on the order nor the account")
         cls.asked.append((order_id, until))
+        if paid_now:
+            cls.paid_now.append(order_id)
         new = order_id not in cls.holds
         if new:
             if gpus > cls.free_gpus:

@@ -24,6 +24,7 @@ class GpuModel:
     available_lots: int
     # Preparations that cannot run on this model (Blender renders on AMD's RDNA cards, not on Instinct).
     unsupported_preparations: tuple[str, ...] = ()
+    held_lots: int = 0  # lots set aside by holds for orders not paid yet (over all nodes)
 
     def __post_init__(self):
         if self.backend not in BACKENDS:
@@ -91,13 +92,14 @@ class Capacity:
 
     available_lots: int
     as_of: datetime | None = None  # None: the operator's initial count, before provisioning's first
+    held_lots: int = 0  # lots held for orders not paid yet
 
-    def update(self, available_lots: int, as_of: datetime) -> "Capacity | None":
-        """The count after provisioning's `available_lots` as of `as_of`; None when it is not newer (counts can
-        arrive out of order). A negative count is none."""
+    def update(self, available_lots: int, held_lots: int, as_of: datetime) -> "Capacity | None":
+        """The counts after provisioning's as of `as_of`; None when they are not newer (counts can arrive out of
+        order). A negative count is none."""
         if self.as_of is not None and as_of <= self.as_of:
             return None
-        return Capacity(max(0, available_lots), as_of)
+        return Capacity(max(0, available_lots), as_of, max(0, held_lots))
 
 
 def _is_int(value) -> bool:

@@ -24,6 +24,7 @@ class GpuModelRow(SQLModel, table=True):
     price_7_cents: int
     price_30_cents: int
     available_lots: int
+    held_lots: int = 0
     capacity_as_of: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
     listed: bool = True
     unsupported_preparations: str = ""  # comma-separated preparation ids
@@ -84,6 +85,7 @@ def load_catalog(session: Session) -> Catalog:
                 gpus_per_lot=row.gpus_per_lot,
                 lot_prices_cents={3: row.price_3_cents, 7: row.price_7_cents, 30: row.price_30_cents},
                 available_lots=row.available_lots,
+                held_lots=row.held_lots,
                 unsupported_preparations=tuple(p for p in row.unsupported_preparations.split(",") if p),
             )
             for row in models
@@ -100,11 +102,12 @@ class SqlCatalog(SqlUnit):
 
     def capacity(self, model_id: str) -> Capacity | None:
         row = self.session.get(GpuModelRow, model_id)
-        return None if row is None else Capacity(row.available_lots, row.capacity_as_of)
+        return None if row is None else Capacity(row.available_lots, row.capacity_as_of, row.held_lots)
 
     def set_capacity(self, model_id: str, capacity: Capacity) -> None:
         row = self.session.get(GpuModelRow, model_id)
         row.available_lots, row.capacity_as_of = capacity.available_lots, capacity.as_of
+        row.held_lots = capacity.held_lots
         self.session.add(row)
 
 

@@ -24,7 +24,9 @@ def apply_capacity(units: Units[CatalogUnit], event: CapacityChanged) -> bool:
     """Provisioning's count for one model, applied once and only when newer than the last; True when applied."""
     with units.consume("capacity", event) as unit:
         current = unit.capacity(event.model_id) if unit is not None else None
-        updated = current.update(event.available_lots, event.occurred_at) if current is not None else None
+        updated = (
+            current.update(event.available_lots, event.held_lots, event.occurred_at) if current is not None else None
+        )
         if updated is None:
             return False
         unit.set_capacity(event.model_id, updated)

@@ -16,7 +16,11 @@ class CatalogTables:
 class MemoryCatalog(MemoryUnit[CatalogTables]):
     def catalog(self) -> Catalog:
         models = {
-            model_id: replace(model, available_lots=self.capacity(model_id).available_lots)
+            model_id: replace(
+                model,
+                available_lots=self.capacity(model_id).available_lots,
+                held_lots=self.capacity(model_id).held_lots,
+            )
             for model_id, model in self.tables.catalog.models.items()
         }
         return replace(self.tables.catalog, models=models)

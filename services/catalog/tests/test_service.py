@@ -42,11 +42,13 @@ def test_quote_refusal_crosses_rpc_with_its_fields(catalog):
 def test_a_capacity_event_reaches_the_catalog_through_the_broker(catalog, config):
     """The rules of counts (newer only, once) are tested in memory (test_use_cases.py); here, the wiring."""
     dispatch = event_dispatcher(config)
-    dispatch("provisioning", "capacity_changed", CapacityChanged(model_id="h100", available_lots=2).to_message())
+    changed = CapacityChanged(model_id="h100", available_lots=2, held_lots=5)
+    dispatch("provisioning", "capacity_changed", changed.to_message())
 
     def h100_lots():
         CatalogService._cache = None
-        return {m["id"]: m for m in catalog.list_catalog()["models"]}["h100"]["available_lots"]
+        h100 = {m["id"]: m for m in catalog.list_catalog()["models"]}["h100"]
+        return h100["available_lots"], h100["held_lots"]
 
-    wait_until(lambda: h100_lots() == 2, what="the capacity event")
+    wait_until(lambda: h100_lots() == (2, 5), what="the capacity event")
     assert catalog.quote("h100", 3, 3, "ubuntu")["available"] is False

@@ -195,3 +195,31 @@ def note(order: Order, at: datetime, kind: str, said: Said) -> TimelineEntry:
 def order_key(order: Order) -> tuple:
     """Where an order stands in the account's list: newest first, the id breaking ties."""
     return (order.created_at, order.id)
+
+
+@dataclass(frozen=True)
+class OrderLimits:
+    """What one account may open: unpaid orders at once (a few configurations side by side), and new orders in
+    a sliding window."""
+
+    unpaid: int
+    created_per_window: int
+    window: timedelta
+
+
+def check_order_limits(limits: OrderLimits, unpaid: int, created_in_window: list[datetime], now: datetime) -> None:
+    """Refuse one more order past the account's unpaid orders or its pace; `created_in_window`: the times of its
+    orders created in the window, oldest first."""
+    if unpaid >= limits.unpaid:
+        raise ServiceError(
+            ErrorCode.UNPAID_ORDERS_LIMIT,
+            f"you have {unpaid} unpaid orders and an account may have {limits.unpaid}: pay or cancel one first",
+        )
+    if len(created_in_window) >= limits.created_per_window:
+        wait = created_in_window[0] + limits.window - now
+        raise ServiceError(
+            ErrorCode.TOO_MANY_REQUESTS,
+            f"an account may create {limits.created_per_window} orders in {int(limits.window.total_seconds()) // 60}"
+            " minutes",
+            retry_after=max(1, -int(-wait.total_seconds() // 1)),
+        )

@@ -79,7 +79,15 @@ class OrdersService:
         key, description = check_delivery_wishes(preparation, ssh_public_key, preparation_note)
         quote = Quote.model_validate(call_service(self.catalog.quote, model, duration_days, lots, preparation))
         order = use_cases.create_order(
-            self.units, uuid4().hex, account_id, quote, utcnow(), self.settings.unpaid_ttl, key, description
+            self.units,
+            uuid4().hex,
+            account_id,
+            quote,
+            utcnow(),
+            self.settings.unpaid_ttl,
+            self.settings.order_limits,
+            key,
+            description,
         )
         return order_view(order)
 

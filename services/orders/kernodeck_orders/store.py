@@ -3,7 +3,7 @@
 from datetime import datetime
 
 from sqlalchemy import JSON, Index, and_, or_, update
-from sqlmodel import Column, Field, Session, SQLModel, select
+from sqlmodel import Column, Field, Session, SQLModel, func, select
 
 from kernodeck_contracts.rpc import OrderSummary
 from kernodeck_contracts.statuses import PaymentStatus
@@ -270,6 +270,20 @@ class SqlOrders(SqlUnit):
 
     def add_note(self, order: Order, entry: TimelineEntry) -> None:
         add_note(self.session, order, entry)
+
+    def lock_account(self, account_id: str) -> None:
+        if is_postgres(self.session.get_bind()):
+            self.session.execute(select(func.pg_advisory_xact_lock(func.hashtext(f"orders:{account_id}"))))
+
+    def unpaid_count(self, account_id: str) -> int:
+        query = select(func.count()).where(
+            OrderRow.account_id == account_id, OrderRow.status == OrderStatus.AWAITING_PAYMENT.value
+        )
+        return self.session.exec(query).one()
+
+    def created_since(self, account_id: str, since: datetime) -> list[datetime]:
+        query = select(OrderRow.created_at).where(OrderRow.account_id == account_id, OrderRow.created_at > since)
+        return list(self.session.exec(query.order_by(OrderRow.created_at)).all())
 
     def unpaid_order_ids(self, created_before: datetime, now: datetime, limit: int) -> list[str]:
         return unpaid_order_ids(self.session, created_before, now, limit)

@@ -23,12 +23,14 @@ from kernodeck_orders.domain import (
     PAYMENT_REPORTED,
     RENTAL_EXTENDED,
     Order,
+    OrderLimits,
     OrderStatus,
     PaymentInFlight,
     RentalDates,
     StaleOrder,
     TimelineEntry,
     cancel_by_customer,
+    check_order_limits,
     follow_delivery,
     is_due_for_cancellation,
     new_order,
@@ -57,6 +59,15 @@ class OrdersUnit(Protocol):
         """Record the rental's dates as provisioning reported them."""
 
     def add_note(self, order: Order, entry: TimelineEntry) -> None: ...
+    def lock_account(self, account_id: str) -> None:
+        """Serialise the account's new orders until the transaction ends."""
+
+    def unpaid_count(self, account_id: str) -> int:
+        """The account's orders awaiting payment."""
+
+    def created_since(self, account_id: str, since: datetime) -> list[datetime]:
+        """When the account's orders created since `since` were, oldest first."""
+
     def unpaid_order_ids(self, created_before: datetime, now: datetime, limit: int) -> list[str]:
         """Orders awaiting payment created before `created_before`, none a payment can still arrive for at `now`,
         oldest first."""
@@ -81,15 +92,20 @@ def create_order(
     quote: Quote,
     now: datetime,
     unpaid_ttl: timedelta,
+    limits: OrderLimits,
     ssh_public_key: str | None = None,
     preparation_note: str | None = None,
 ) -> Order:
+    """A new order at the quote's price, within the account's `limits`."""
     if not quote.available:
         raise ServiceError(
             ErrorCode.OUT_OF_CAPACITY, f"{quote.model_name} has fewer than {quote.lots} lots free right now"
         )
     order = new_order(order_id, account_id, summary_of(quote), now, ssh_public_key, preparation_note)
     with units.transaction() as unit:
+        unit.lock_account(account_id)
+        created = unit.created_since(account_id, now - limits.window)
+        check_order_limits(limits, unit.unpaid_count(account_id), created, now)
         unit.add(order)
         unit.emit(order_created(order, unpaid_ttl))
     return order

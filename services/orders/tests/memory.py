@@ -30,6 +30,20 @@ class MemoryOrders(MemoryUnit[OrderTables]):
     def list_for(self, account_id: str, page: Page) -> list[Order]:
         return self.page(self.tables.orders, page, order_key, lambda o: o.account_id == account_id)
 
+    def lock_account(self, account_id: str) -> None:
+        pass  # one transaction at a time
+
+    def unpaid_count(self, account_id: str) -> int:
+        return len(
+            self.where(
+                self.tables.orders, lambda o: o.account_id == account_id and o.status == OrderStatus.AWAITING_PAYMENT
+            )
+        )
+
+    def created_since(self, account_id: str, since: datetime) -> list[datetime]:
+        mine = self.where(self.tables.orders, lambda o: o.account_id == account_id and o.created_at > since)
+        return sorted(o.created_at for o in mine)
+
     def save_transition(self, order: Order, entry: TimelineEntry) -> None:
         if self.tables.orders[order.id].version != order.version:
             raise StaleOrder(order.id)

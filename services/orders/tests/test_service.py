@@ -88,6 +88,7 @@ def test_the_list_comes_in_stable_pages_newest_first(orders):
     made = [orders.create_order(ALICE, "h100", 3, 1, "ubuntu")["id"] for _ in range(5)]
     first = orders.list_orders(ALICE, limit=2)
     assert [o["id"] for o in first["items"]] == made[:-3:-1]
+    orders.cancel_order(ALICE, made[0])  # five unpaid orders are an account's most
     newer = orders.create_order(ALICE, "h100", 3, 1, "ubuntu")["id"]  # shifts nothing after the first page
     second = orders.list_orders(ALICE, limit=2, cursor=first["next_cursor"])
     last = orders.list_orders(ALICE, limit=2, cursor=second["next_cursor"])
@@ -198,3 +199,32 @@ def test_the_sweep_leaves_alone_an_order_while_its_payment_is_confirming(
     with entrypoint_hook(orders_container, "cancel_unpaid_orders") as sweep:
         assert sweep() == 1
     assert orders.get_order(ALICE, order["id"])["status"] == "cancelled"
+
+
+def test_ten_orders_at_once_leave_an_account_its_five_unpaid_and_cancelling_one_frees_a_place(orders, config):
+    """The defaults (ORDERS_UNPAID_PER_ACCOUNT=5) over the broker, on PostgreSQL: the account's orders wait for
+    each other, so a burst cannot pass the limit."""
+
+    def create(_):
+        with ServiceRpcProxy("orders", config) as proxy:
+            try:
+                return proxy.create_order(ALICE, "h100", 3, 1, "ubuntu")["id"]
+            except RemoteServiceError as refused:
+                return refused.code
+
+    made = list(eventlet.GreenPool(10).imap(create, range(10)))
+    created = [answer for answer in made if answer != "unpaid_orders_limit"]
+    assert len(created) == 5
+    assert orders.create_order(BOB, "h100", 3, 1, "ubuntu")["status"] == "awaiting_payment"
+    orders.cancel_order(ALICE, created[0])
+    assert orders.create_order(ALICE, "h100", 3, 1, "ubuntu")["status"] == "awaiting_payment"
+
+
+def test_an_account_creates_twenty_orders_an_hour_then_is_told_when_to_come_back(orders, database_url):
+    for _ in range(20):
+        orders.cancel_order(ALICE, orders.create_order(ALICE, "h100", 3, 1, "ubuntu")["id"])
+    error = refusal(orders.create_order, ALICE, "h100", 3, 1, "ubuntu")
+    assert error.code == "too_many_requests" and 0 < error.retry_after <= 3600
+    execute(database_url, "UPDATE orders SET created_at = created_at - interval '1 hour' WHERE id IN "
+            "(SELECT id FROM orders ORDER BY created_at LIMIT 1)")  # fmt: skip
+    assert orders.create_order(ALICE, "h100", 3, 1, "ubuntu")["status"] == "awaiting_payment"

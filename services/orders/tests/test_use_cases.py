@@ -19,7 +19,7 @@ from kernodeck_contracts.events import (
 from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.paging import Page
 from kernodeck_orders import use_cases
-from kernodeck_orders.domain import OrderStatus
+from kernodeck_orders.domain import OrderLimits, OrderStatus
 from services.orders.tests.conftest import SUMMARY
 from services.orders.tests.memory import memory_units
 
@@ -28,6 +28,8 @@ pytestmark = pytest.mark.unit
 ALICE, BOB = "acct-alice", "acct-bob"
 T0 = datetime(2026, 1, 1, 12, tzinfo=UTC)
 TTL = timedelta(hours=24)
+ROOMY = OrderLimits(unpaid=100, created_per_window=100, window=timedelta(hours=1))  # for the tests of other rules
+LIMITS = OrderLimits(unpaid=3, created_per_window=5, window=timedelta(hours=1))
 QUOTE = Quote(**SUMMARY.model_dump(), available=True)
 FIRST_PAGE = Page.ask()
 
@@ -43,7 +45,7 @@ def order(units):
     ids = iter(f"o{n}" for n in range(1, 100))
 
     def create(account_id: str = ALICE, at: datetime = T0):
-        return use_cases.create_order(units, next(ids), account_id, QUOTE, at, TTL)
+        return use_cases.create_order(units, next(ids), account_id, QUOTE, at, TTL, ROOMY)
 
     return create
 
@@ -52,6 +54,35 @@ def refusal(call, *args) -> ServiceError:
     with pytest.raises(ServiceError) as caught:
         call(*args)
     return caught.value
+
+
+def create_within(units, order_id: str, at: datetime = T0, account_id: str = ALICE):
+    return use_cases.create_order(units, order_id, account_id, QUOTE, at, TTL, LIMITS)
+
+
+def test_an_account_opens_unpaid_orders_up_to_its_limit_and_one_more_once_one_is_settled(units):
+    for n in range(3):
+        create_within(units, f"o{n}")
+    error = refusal(create_within, units, "o3")
+    assert (error.code, error.detail) == (
+        "unpaid_orders_limit",
+        "you have 3 unpaid orders and an account may have 3: pay or cancel one first",
+    )
+    assert create_within(units, "b1", account_id=BOB).status == OrderStatus.AWAITING_PAYMENT  # a limit per account
+    use_cases.cancel_order(units, ALICE, "o0", T0)
+    assert create_within(units, "o3").status == OrderStatus.AWAITING_PAYMENT
+
+
+def test_an_account_creates_orders_at_a_pace_and_waits_for_the_oldest_to_leave_the_window(units):
+    for n in range(5):
+        create_within(units, f"o{n}", T0 + timedelta(minutes=n))
+        use_cases.cancel_order(units, ALICE, f"o{n}", T0 + timedelta(minutes=n))
+    error = refusal(create_within, units, "o5", T0 + timedelta(minutes=10))
+    assert (error.code, error.retry_after) == ("too_many_requests", 50 * 60)
+    last_second = T0 + timedelta(minutes=59, seconds=59)
+    assert (refusal(create_within, units, "o5", last_second).retry_after) == 1
+    late = T0 + timedelta(minutes=60)  # the first order left the window
+    assert create_within(units, "o5", late).status == OrderStatus.AWAITING_PAYMENT
 
 
 def settled(order, amount: int = 18_900, account_id: str = ALICE, method: str = "BTC/bitcoin") -> PaymentSettled:
@@ -74,7 +105,7 @@ def test_a_new_order_keeps_the_quote_and_is_announced_with_its_total(units, orde
 
 def test_no_order_when_capacity_is_short(units):
     short = QUOTE.model_copy(update={"available": False, "lots": 2})
-    error = refusal(use_cases.create_order, units, "o1", ALICE, short, T0, TTL)
+    error = refusal(use_cases.create_order, units, "o1", ALICE, short, T0, TTL, ROOMY)
     assert (error.code, error.detail) == ("out_of_capacity", "NVIDIA H100 SXM has fewer than 2 lots free right now")
     assert units.state.orders == {} and units.emitted == []
 

@@ -62,6 +62,10 @@ class PaymentsSettings(ServiceSettings):
     # each takes an address, so without a bound anyone could exhaust the Solana pool or the wallet's gap limit.
     open_intents_per_order: int = Field(3, ge=1)
     open_intents_per_account: int = Field(10, ge=1)
+    # An account whose order intents expired unpaid this many times within the window holds no GPUs for a new
+    # intent (HOLDS_COOLING_OFF) until the oldest of them leaves the window: each one held GPUs from everyone.
+    expired_holds_limit: int = Field(6, ge=1)
+    expired_holds_window_hours: int = Field(24, ge=1, le=24 * 30)
     monitoring_window_days: int = Field(7, ge=1, le=90)
 
     # Comma-separated methods switched off until an operator turns them on, e.g. "USDT/tron,SOL/solana".
@@ -140,6 +144,10 @@ class PaymentsSettings(ServiceSettings):
     @property
     def intent_shortest(self) -> timedelta:
         return timedelta(minutes=self.intent_shortest_minutes)
+
+    @property
+    def expired_holds_window(self) -> timedelta:
+        return timedelta(hours=self.expired_holds_window_hours)
 
     @property
     def monitoring_window(self) -> timedelta:

@@ -48,6 +48,7 @@ from kernodeck_payments.domain.methods import METHODS, find_method
 from kernodeck_payments.domain.orders import (
     PayableOrder,
     account_key_needed,
+    check_cooling_off,
     check_payable,
     created_order,
     intent_deadline,
@@ -65,7 +66,7 @@ from kernodeck_payments.settlement import SqlSettlement, apply_transfers, credit
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import release_solana_addresses, solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
-from kernodeck_payments.store.intents import pending_topup_cents, transfers_of
+from kernodeck_payments.store.intents import order_intents_expired_since, pending_topup_cents, transfers_of
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.views import payment_view, topup_view
@@ -120,6 +121,7 @@ class PaymentsService:
         if open_one is not None:  # asked again: the same instructions, and the GPUs' hold is not prolonged
             return queries.payment(self.db, self.settings, open_one.id, account_id)
         now = utcnow()
+        self._check_cooling_off(account_id, now)
         deadline = intent_deadline(order, now, self.settings.intent_ttl, self.settings.intent_shortest)
         # No instructions for GPUs that are not there: they are held until the intent's deadline first.
         with self._holding(order, deadline):
@@ -127,11 +129,19 @@ class PaymentsService:
                 method, Purpose.ORDER, account_id, order_id, order.total_usd_cents, deadline=deadline, now=now
             )
 
+    def _check_cooling_off(self, account_id, now) -> None:
+        """HOLDS_COOLING_OFF while too many of the account's order intents expired unpaid lately."""
+        window = self.settings.expired_holds_window
+        with self.db.read() as session:
+            expired = order_intents_expired_since(session, account_id, now - window, now)
+        check_cooling_off(expired, self.settings.expired_holds_limit, window, now)
+
     @contextmanager
-    def _holding(self, order: PayableOrder, until):
+    def _holding(self, order: PayableOrder, until, paid_now: bool = False):
         """Hold the order's GPUs until `until` (OUT_OF_CAPACITY when they are not there; SSH_KEY_REQUIRED when
         neither the order nor the account has a key: provisioning checks the account's in the same call), then run
-        the body; a hold this call took is given back if the body is refused, so both happen or neither does."""
+        the body; a hold this call took is given back if the body is refused, so both happen or neither does.
+        `paid_now`: the body pays for the order, so provisioning's limits on unpaid holds do not apply."""
         held = call_service(
             self.provisioning.hold_capacity,
             order.order_id,
@@ -140,6 +150,7 @@ class PaymentsService:
             order.total_gpus,
             until.isoformat(),
             account_key_needed=account_key_needed(order),
+            paid_now=paid_now,
         )
         try:
             yield
@@ -253,7 +264,7 @@ class PaymentsService:
     @rpc(expected_exceptions=ServiceError)
     def pay_with_balance(self, account_id, order_id) -> dict:
         order = self._payable_order(account_id, order_id)
-        with self._holding(order, utcnow() + BALANCE_HOLD):
+        with self._holding(order, utcnow() + BALANCE_HOLD, paid_now=True):
             return pay_with_balance(SqlUnits(self.db, SqlBalance), account_id, order, utcnow())
 
     @rpc(expected_exceptions=ServiceError)

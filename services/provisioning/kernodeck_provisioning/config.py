@@ -6,6 +6,7 @@ from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from kernodeck_kit.settings import ServiceSettings
+from kernodeck_provisioning.domain import HoldLimits
 
 
 class ProvisioningSettings(ServiceSettings):
@@ -32,6 +33,14 @@ class ProvisioningSettings(ServiceSettings):
     delivery_concurrency: int = Field(8, ge=1, le=100)
     # The catalog's models are copied and every model's capacity announced this often.
     capacity_sync_s: float = Field(60.0, gt=0)
+    # Unpaid holds: the GPUs one account may hold over all its unpaid orders (a few configurations side by side),
+    # and the share (percent) of a model's GPUs in service that accounts yet to pay a first order hold together.
+    held_gpus_per_account: int = Field(16, ge=1)
+    newcomers_held_percent: int = Field(50, ge=0, le=100)
+
+    @property
+    def hold_limits(self) -> HoldLimits:
+        return HoldLimits(self.held_gpus_per_account, self.newcomers_held_percent)
 
     @model_validator(mode="after")
     def _safe(self):

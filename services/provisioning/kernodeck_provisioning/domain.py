@@ -56,6 +56,44 @@ RENTAL_MOVES: dict[RentalStatus, frozenset[RentalStatus]] = {
 }
 # A GPU belongs to a rental in these statuses and to no other.
 CLAIMING = frozenset({_R.HELD, _R.DELIVERING, _R.READY})
+# A rental that reached one of these was paid for: its account is no newcomer.
+PAID = frozenset({_R.DELIVERING, _R.READY, _R.ENDED, _R.FAILED})
+
+
+@dataclass(frozen=True)
+class HoldLimits:
+    """What unpaid holds may take: GPUs per account (all models), and the share (percent) of a model's GPUs in
+    service that the accounts yet to pay a first order may hold together."""
+
+    gpus_per_account: int
+    newcomers_percent: int
+
+
+@dataclass(frozen=True)
+class HeldNow:
+    """The unpaid holds a new hold is weighed against: the account's own, and, when it is a newcomer's, all
+    newcomers' on the model, out of the model's GPUs in service."""
+
+    by_account: int
+    newcomer: bool
+    by_newcomers: int
+    model_gpus: int
+
+
+def check_hold_limits(limits: HoldLimits, held: HeldNow, gpus: int) -> None:
+    """Refuse a hold of `gpus` more that would pass the account's cap or, for a newcomer, the newcomers' share."""
+    if held.by_account + gpus > limits.gpus_per_account:
+        raise ServiceError(
+            ErrorCode.HOLD_LIMIT_REACHED,
+            f"your unpaid orders hold {held.by_account} GPUs and an account may hold {limits.gpus_per_account} "
+            f"before paying: pay or cancel one of them first",
+        )
+    if held.newcomer and (held.by_newcomers + gpus) * 100 > limits.newcomers_percent * held.model_gpus:
+        raise ServiceError(
+            ErrorCode.OUT_OF_CAPACITY,
+            f"the share of these GPUs that accounts without a paid order may hold ({limits.newcomers_percent}%) "
+            f"is held right now; try again in a few minutes",
+        )
 
 
 @dataclass(frozen=True)
@@ -66,6 +104,7 @@ class GpuModel:
     backend: str
     gpus_per_lot: int
     published_lots: int | None = None  # the last count announced to the catalog
+    published_held_lots: int | None = None  # the last count of held lots announced
 
 
 @dataclass
@@ -256,6 +295,16 @@ def place(loads: list[NodeLoad], gpus: int, exclude: tuple[str, ...] = ()) -> Pl
 def available_lots(loads: list[NodeLoad], gpus_per_lot: int) -> int:
     """The largest order, in lots, that one node can take now."""
     return max((len(load.free) // gpus_per_lot for load in loads if load.node.state == NodeState.AVAILABLE), default=0)
+
+
+def model_gpus(loads: list[NodeLoad]) -> int:
+    """The model's GPUs in service (on nodes that take new rentals)."""
+    return sum(load.node.gpu_count for load in loads if load.node.state == NodeState.AVAILABLE)
+
+
+def unpaid_hold(rental: Rental, now: datetime) -> bool:
+    """A hold that still sets GPUs aside for an order not paid yet (not lapsed)."""
+    return rental.status == RentalStatus.HELD and not hold_lapsed(rental, now)
 
 
 def hold_lapsed(rental: Rental, now: datetime) -> bool:

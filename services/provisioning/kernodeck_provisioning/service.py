@@ -55,16 +55,28 @@ class ProvisioningService:
     # --- capacity held before payment instructions ------------------------------
 
     @rpc(expected_exceptions=ServiceError)
-    def hold_capacity(self, order_id, account_id, model_id, gpus, until, account_key_needed=False) -> dict:
-        """Hold the order's GPUs until `until` (RFC 3339); idempotent per order. OUT_OF_CAPACITY when none fit;
-        SSH_KEY_REQUIRED when `account_key_needed` (the order has no key) and the account has none."""
+    def hold_capacity(
+        self, order_id, account_id, model_id, gpus, until, account_key_needed=False, paid_now=False
+    ) -> dict:
+        """Hold the order's GPUs until `until` (RFC 3339); idempotent per order. OUT_OF_CAPACITY when none fit (or
+        the newcomers' share is held); HOLD_LIMIT_REACHED past the account's unpaid GPUs; SSH_KEY_REQUIRED when
+        `account_key_needed` (the order has no key) and the account has none. `paid_now`: the caller pays in the
+        same call (a debit of the balance), so the limits on unpaid holds do not apply."""
         try:
             deadline = datetime.fromisoformat(until)
         except (TypeError, ValueError):
             raise ServiceError.field("until", "an RFC 3339 time") from None
         try:
             held = capacity.hold(
-                self.units, order_id, account_id, model_id, gpus, deadline, self.clock(), account_key_needed is True
+                self.units,
+                order_id,
+                account_id,
+                model_id,
+                gpus,
+                deadline,
+                self.clock(),
+                account_key_needed is True,
+                None if paid_now is True else self.tools.settings.hold_limits,
             )
         except ServiceError as refused:
             metrics.HOLDS.labels(refused.code.value).inc()

@@ -12,6 +12,7 @@ from kernodeck_kit.types import UtcDateTime
 from kernodeck_kit.units import SqlUnit
 from kernodeck_provisioning.domain import (
     CLAIMING,
+    PAID,
     GpuModel,
     Isolation,
     Node,
@@ -29,6 +30,7 @@ class ModelRow(SQLModel, table=True):
     backend: str = Field(max_length=8)
     gpus_per_lot: int
     published_lots: int | None = None
+    published_held_lots: int | None = None
 
 
 class NodeRow(SQLModel, table=True):
@@ -115,7 +117,13 @@ class AccountKeyRow(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=Column(UtcDateTime(), nullable=False))
 
 
-_MODEL_COLUMNS = (ModelRow.id, ModelRow.backend, ModelRow.gpus_per_lot, ModelRow.published_lots)
+_MODEL_COLUMNS = (
+    ModelRow.id,
+    ModelRow.backend,
+    ModelRow.gpus_per_lot,
+    ModelRow.published_lots,
+    ModelRow.published_held_lots,
+)
 _LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions", "warned_hours", "leftover_nodes")
 
 
@@ -133,9 +141,13 @@ class SqlProvisioning(SqlUnit):
 
     def save_model(self, model):
         statement = insert_for(self.session, ModelRow.__table__).values(
-            id=model.id, backend=model.backend, gpus_per_lot=model.gpus_per_lot, published_lots=model.published_lots
+            id=model.id,
+            backend=model.backend,
+            gpus_per_lot=model.gpus_per_lot,
+            published_lots=model.published_lots,
+            published_held_lots=model.published_held_lots,
         )
-        fields = ("backend", "gpus_per_lot", "published_lots")
+        fields = ("backend", "gpus_per_lot", "published_lots", "published_held_lots")
         self.session.execute(
             statement.on_conflict_do_update(index_elements=["id"], set_={f: statement.excluded[f] for f in fields})
         )
@@ -233,6 +245,37 @@ class SqlProvisioning(SqlUnit):
         if model_id is not None:
             query = query.where(RentalRow.model_id == model_id)
         return [_rental(row) for row in self.session.exec(query.order_by(RentalRow.held_until).limit(limit))]
+
+    def lock_account(self, account_id):
+        if is_postgres(self.session.get_bind()):
+            self.session.execute(select(func.pg_advisory_xact_lock(func.hashtext(f"holds:{account_id}"))))
+
+    def held_gpus(self, model_id):
+        query = select(func.coalesce(func.sum(RentalRow.gpus), 0)).where(
+            RentalRow.model_id == model_id, RentalRow.status == RentalStatus.HELD.value
+        )
+        return self.session.exec(query).one()
+
+    def unpaid_held_by(self, account_id, now):
+        return self._unpaid_held(now, RentalRow.account_id == account_id)
+
+    def has_paid(self, account_id):
+        query = select(RentalRow.order_id).where(
+            RentalRow.account_id == account_id, RentalRow.status.in_([s.value for s in PAID])
+        )
+        return self.session.exec(query.limit(1)).first() is not None
+
+    def unpaid_held_by_newcomers(self, model_id, now):
+        paid = select(RentalRow.account_id).where(RentalRow.status.in_([s.value for s in PAID]))
+        return self._unpaid_held(now, RentalRow.model_id == model_id, RentalRow.account_id.not_in(paid))
+
+    def _unpaid_held(self, now, *where):
+        query = select(func.coalesce(func.sum(RentalRow.gpus), 0)).where(
+            RentalRow.status == RentalStatus.HELD.value,
+            or_(RentalRow.held_until > now, RentalRow.payments_in_flight != "[]"),
+            *where,
+        )
+        return self.session.exec(query).one()
 
     def deliveries_due(self, now, limit):
         query = select(RentalRow.order_id).where(

@@ -62,7 +62,14 @@ def keys(tmp_path_factory):
 
 
 @pytest.fixture
-def config(rabbit_config, database_url, keys):
+def hold_settings() -> dict:
+    """The limits on unpaid holds: room for a test's one account to hold every GPU of its hosts (a module that
+    tests the limits overrides this fixture)."""
+    return {"held_gpus_per_account": 1000, "newcomers_held_percent": 100}
+
+
+@pytest.fixture
+def config(rabbit_config, database_url, keys, hold_settings):
     truncate_all(database_url)
     settings = ProvisioningSettings(
         environment="development",
@@ -72,6 +79,7 @@ def config(rabbit_config, database_url, keys):
         ssh_connect_timeout_s=3,
         sweep_interval_s=0.2,
         capacity_sync_s=3600,
+        **hold_settings,
     )
     return service_config(rabbit_config, database_url, settings)
 

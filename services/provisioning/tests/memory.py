@@ -10,6 +10,7 @@ from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_provisioning.domain import (
     CLAIMING,
+    PAID,
     GpuModel,
     Isolation,
     Node,
@@ -18,6 +19,7 @@ from kernodeck_provisioning.domain import (
     Rental,
     RentalStatus,
     hold_lapsed,
+    unpaid_hold,
 )
 
 
@@ -83,6 +85,27 @@ class MemoryProvisioning(MemoryUnit[ProvisioningTables]):
         return self.where(
             self.tables.rentals, lambda r: hold_lapsed(r, now) and (model_id is None or r.model_id == model_id)
         )[:limit]
+
+    def lock_account(self, account_id: str) -> None:
+        pass  # one transaction at a time
+
+    def held_gpus(self, model_id: str) -> int:
+        return sum(
+            r.gpus for r in self.tables.rentals.values() if r.model_id == model_id and r.status == RentalStatus.HELD
+        )
+
+    def unpaid_held_by(self, account_id: str, now: datetime) -> int:
+        return sum(r.gpus for r in self.tables.rentals.values() if r.account_id == account_id and unpaid_hold(r, now))
+
+    def has_paid(self, account_id: str) -> bool:
+        return any(r.account_id == account_id and r.status in PAID for r in self.tables.rentals.values())
+
+    def unpaid_held_by_newcomers(self, model_id: str, now: datetime) -> int:
+        return sum(
+            r.gpus
+            for r in self.tables.rentals.values()
+            if r.model_id == model_id and unpaid_hold(r, now) and not self.has_paid(r.account_id)
+        )
 
     def deliveries_due(self, now: datetime, limit: int) -> list[str]:
         due = self.where(

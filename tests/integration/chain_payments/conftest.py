@@ -21,6 +21,7 @@ from kernodeck_orders.service import OrdersService
 from kernodeck_payments.service import PaymentsService
 from services.payments.tests.conftest import RATES
 from services.payments.tests.helpers import run_entrypoint
+from tests.integration.conftest import ROOMY_ORDERS
 
 ACCOUNT = "acc-e2e"
 
@@ -67,7 +68,7 @@ def stack(container_factory, rabbit_config, databases, write_rates, payments_set
     CatalogService._cache = None
     configs = {
         "catalog": service_config(rabbit_config, databases["catalog"]),
-        "orders": service_config(rabbit_config, databases["orders"]),
+        "orders": service_config(rabbit_config, databases["orders"], ROOMY_ORDERS),
         "payments": service_config(rabbit_config, databases["payments"], payments_settings),
     }
     for name, cls in (("catalog", CatalogService), ("orders", OrdersService), ("payments", PaymentsService)):

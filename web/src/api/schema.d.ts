@@ -404,7 +404,12 @@ export interface paths {
          */
         get: operations["list_orders_api_v1_orders_get"];
         put?: never;
-        /** Create Order */
+        /**
+         * Create Order
+         * @description A new order at today's price: 409 `out_of_capacity` when its lots are not free, 409 `unpaid_orders_limit`
+         *     when the account has as many orders awaiting payment as it may, 429 `too_many_requests` (Retry-After) past the
+         *     account's new orders per hour.
+         */
         post: operations["create_order_api_v1_orders_post"];
         delete?: never;
         options?: never;
@@ -478,9 +483,12 @@ export interface paths {
         put?: never;
         /**
          * Create Order Payment
-         * @description A crypto payment intent for the order: 409 when it is not awaiting payment or its GPUs are not free, 422
-         *     `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine that
-         *     cannot be handed over; the order stays as it is).
+         * @description A crypto payment intent for the order, which holds its GPUs until the intent's deadline: 409 when it is not
+         *     awaiting payment or its GPUs are not free (`out_of_capacity`, also when accounts yet to pay a first order hold
+         *     their whole share of the model), 409 `hold_limit_reached` when the account's unpaid orders hold as many GPUs as
+         *     it may, 429 `holds_cooling_off` (Retry-After) when too many of its payments for orders expired unpaid lately,
+         *     422 `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine
+         *     that cannot be handed over; the order stays as it is).
          */
         post: operations["create_order_payment_api_v1_orders__order_id__payments_post"];
         delete?: never;
@@ -1023,7 +1031,10 @@ export interface components {
         };
         /** GpuModel */
         GpuModel: {
-            /** Available Lots */
+            /**
+             * Available Lots
+             * @description the largest order, in lots, that one node can take now
+             */
             available_lots: number;
             /**
              * Backend
@@ -1032,6 +1043,11 @@ export interface components {
             backend: "cuda" | "rocm";
             /** Gpus Per Lot */
             gpus_per_lot: number;
+            /**
+             * Held Lots
+             * @description lots set aside, over all nodes, by payments under way for orders not paid yet: they come back when those payments lapse
+             */
+            held_lots: number;
             /** Id */
             id: string;
             /**
@@ -3851,6 +3867,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Service unavailable */
             503: {
                 headers: {
@@ -4152,6 +4177,15 @@ export interface operations {
             };
             /** @description Invalid input */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -105,7 +105,10 @@ export function Configurator() {
                       backend: m.backend.toUpperCase(),
                       memory: m.memory_gb_per_gpu,
                       gpus: m.gpus_per_lot,
-                      free: t("catalog.lotsFree", { n: m.available_lots }),
+                      free: [
+                        t("catalog.lotsFree", { n: m.available_lots }),
+                        ...(m.held_lots ? [t("catalog.lotsHeld", { n: m.held_lots })] : []),
+                      ].join(", "),
                     })}
                   </option>
                 ))}

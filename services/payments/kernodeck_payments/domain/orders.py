@@ -65,3 +65,18 @@ def intent_deadline(order: PayableOrder, now: datetime, ttl: timedelta, shortest
             ErrorCode.INVALID_STATE, f"the order lapses at {lapse}: too little time is left to pay it by crypto"
         )
     return deadline
+
+
+def check_cooling_off(expired: list[datetime], limit: int, window: timedelta, now: datetime) -> None:
+    """Refuse a new hold while `limit` of the account's order intents expired unpaid within `window`; `expired`:
+    when those of the window expired, oldest first. The wait ends when enough of them left the window."""
+    if len(expired) < limit:
+        return
+    wait = expired[len(expired) - limit] + window - now
+    raise ServiceError(
+        ErrorCode.HOLDS_COOLING_OFF,
+        f"{len(expired)} of your payments expired unpaid in the last {int(window.total_seconds()) // 3600} hours "
+        f"while GPUs were held for them: new payment instructions for orders open again later (pay with the balance "
+        f"meanwhile)",
+        retry_after=max(1, -int(-wait.total_seconds() // 1)),
+    )

@@ -62,6 +62,21 @@ def open_intents_of(session: Session, account_id: str, now: datetime) -> list[Pa
     return list(session.execute(query.order_by(PaymentIntent.created_at)).scalars())
 
 
+def order_intents_expired_since(session: Session, account_id: str, since: datetime, now: datetime) -> list[datetime]:
+    """When the account's order intents that expired with nothing received since `since` expired, oldest first
+    (those past their deadline that the sweep has not marked yet among them)."""
+    query = select(PaymentIntent.expires_at).where(
+        PaymentIntent.account_id == account_id,
+        PaymentIntent.purpose == Purpose.ORDER,
+        PaymentIntent.expires_at > since,
+        or_(
+            PaymentIntent.status == PaymentStatus.EXPIRED,
+            (PaymentIntent.status == PaymentStatus.AWAITING_TRANSFER) & (PaymentIntent.expires_at <= now),
+        ),
+    )
+    return list(session.execute(query.order_by(PaymentIntent.expires_at)).scalars())
+
+
 def order_intent_ids(session: Session, order_id: str) -> list[str]:
     query = select(PaymentIntent.id).where(
         PaymentIntent.purpose == Purpose.ORDER, PaymentIntent.reference_id == order_id

@@ -9,11 +9,15 @@ from kernodeck_contracts.statuses import PaymentStatus
 from kernodeck_kit.units import Units
 from kernodeck_provisioning.domain import (
     GpuModel,
+    HeldNow,
+    HoldLimits,
     NodeLoad,
     Rental,
     RentalStatus,
     available_lots,
     check_gpus,
+    check_hold_limits,
+    model_gpus,
     move_rental,
     place,
     ssh_key_required,
@@ -35,13 +39,14 @@ def loads_of(unit: ProvisioningUnit, model_id: str) -> list[NodeLoad]:
 def announce_capacity(
     unit: ProvisioningUnit, model_id: str, force: bool = False, loads: list[NodeLoad] | None = None
 ) -> int:
-    """Tell the catalog the model's free lots when they changed (or always, with `force`); `loads`, when the
-    caller has them current, spare reading them again."""
+    """Tell the catalog the model's free lots and the lots unpaid holds set aside when they changed (or always,
+    with `force`); `loads`, when the caller has them current, spare reading them again."""
     model = unit.get_model(model_id)
     lots = available_lots(loads if loads is not None else loads_of(unit, model_id), model.gpus_per_lot)
-    if force or lots != model.published_lots:
-        unit.emit(CapacityChanged(model_id=model_id, available_lots=lots))
-        unit.save_model(replace(model, published_lots=lots))
+    held = unit.held_gpus(model_id) // model.gpus_per_lot
+    if force or (lots, held) != (model.published_lots, model.published_held_lots):
+        unit.emit(CapacityChanged(model_id=model_id, available_lots=lots, held_lots=held))
+        unit.save_model(replace(model, published_lots=lots, published_held_lots=held))
     return lots
 
 
@@ -52,7 +57,7 @@ def sync_models(units: Units[ProvisioningUnit], catalog_models: list[dict]) -> N
             model = unit.get_model(entry["id"], lock=True)
             fresh = GpuModel(entry["id"], entry["backend"], entry["gpus_per_lot"])
             if model is None or (model.backend, model.gpus_per_lot) != (fresh.backend, fresh.gpus_per_lot):
-                unit.save_model(replace(fresh, published_lots=model.published_lots if model else None))
+                unit.save_model(model_with(fresh, model))
         for model in unit.list_models():
             announce_capacity(unit, model.id, force=True)
 
@@ -66,9 +71,11 @@ def hold(
     until: datetime,
     now: datetime,
     account_key_needed: bool = False,
+    limits: HoldLimits | None = None,
 ) -> dict:
     """Set the order's GPUs aside until `until`; idempotent per order (a later deadline extends it). With
-    `account_key_needed` (the order has no SSH key of its own), refused while the account has none."""
+    `account_key_needed` (the order has no SSH key of its own), refused while the account has none. A new hold
+    is weighed against `limits` (None for a hold paid in the same call: a debit of the balance)."""
     with units.transaction() as unit:
         if account_key_needed and unit.account_key(account_id) is None:
             raise ssh_key_required()
@@ -92,6 +99,8 @@ def hold(
             raise ServiceError(ErrorCode.INVALID_STATE, "the order is cancelled")
         release_lapsed(unit, model_id, now)
         loads = loads_of(unit, model_id)
+        if limits is not None:
+            check_hold_limits(limits, held_now(unit, account_id, model_id, loads, now), gpus)
         placement = place(loads, gpus)
         if placement is None:
             raise ServiceError(
@@ -108,6 +117,25 @@ def hold(
         next(load for load in loads if load.node.id == placement.node.id).claimed.update(placement.gpu_indices)
         announce_capacity(unit, model_id, loads=loads)
         return hold_view(rental, new=True)
+
+
+def held_now(unit: ProvisioningUnit, account_id: str, model_id: str, loads: list[NodeLoad], now: datetime) -> HeldNow:
+    """What the account and the newcomers hold unpaid now; the account's holds wait for each other from here."""
+    unit.lock_account(account_id)
+    newcomer = not unit.has_paid(account_id)
+    return HeldNow(
+        by_account=unit.unpaid_held_by(account_id, now),
+        newcomer=newcomer,
+        by_newcomers=unit.unpaid_held_by_newcomers(model_id, now) if newcomer else 0,
+        model_gpus=model_gpus(loads),
+    )
+
+
+def model_with(fresh: GpuModel, known: GpuModel | None) -> GpuModel:
+    """The catalog's copy of a model, keeping what was last announced of it."""
+    if known is None:
+        return fresh
+    return replace(fresh, published_lots=known.published_lots, published_held_lots=known.published_held_lots)
 
 
 def hold_view(rental: Rental, new: bool) -> dict:

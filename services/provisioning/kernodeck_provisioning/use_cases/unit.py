@@ -43,6 +43,21 @@ class ProvisioningUnit(Protocol):
 
     def lapsed_holds(self, model_id: str | None, now: datetime, limit: int) -> list[Rental]: ...
 
+    def lock_account(self, account_id: str) -> None:
+        """Serialise the account's new holds (on any model) until the transaction ends."""
+
+    def held_gpus(self, model_id: str) -> int:
+        """The model's GPUs in holds (lapsed ones not yet released among them)."""
+
+    def unpaid_held_by(self, account_id: str, now: datetime) -> int:
+        """The GPUs the account's unpaid, unlapsed holds set aside, on every model."""
+
+    def has_paid(self, account_id: str) -> bool:
+        """Whether one of the account's rentals was ever paid for."""
+
+    def unpaid_held_by_newcomers(self, model_id: str, now: datetime) -> int:
+        """The model's GPUs in unpaid, unlapsed holds of accounts that never paid for a rental."""
+
     def deliveries_due(self, now: datetime, limit: int) -> list[str]: ...
 
     def nodes_to_check(self, tried_before: datetime, limit: int) -> list[Node]:
