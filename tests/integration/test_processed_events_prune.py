@@ -49,7 +49,7 @@ def test_the_prune_removes_only_rows_past_the_retention_by_the_index(pg_database
     store = Store(engine, "consumer", relay=None)
     old, recent = changed(), changed()
     for event in (old, recent):
-        with store.consume("capacity_changed", event) as tx:
+        with store.consume(event) as tx:
             assert tx is not None
     with engine.begin() as conn:
         conn.execute(
@@ -62,6 +62,6 @@ def test_the_prune_removes_only_rows_past_the_retention_by_the_index(pg_database
     assert store.prune_processed(utcnow() - timedelta(days=30)) == 1
     with engine.connect() as conn:
         assert conn.execute(text("SELECT event_id FROM processed_events")).scalars().all() == [recent.event_id]
-    with store.consume("capacity_changed", recent) as tx:
+    with store.consume(recent) as tx:
         assert tx is None  # still remembered: a redelivery changes nothing
     engine.dispose()

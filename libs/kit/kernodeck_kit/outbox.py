@@ -17,6 +17,7 @@ than being confirmed and lost.
 
 import json
 import logging
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -87,6 +88,12 @@ class Published:
         return Published(
             *([row for row in part if row.id in ids] for part in (self.confirmed, self.unroutable, self.failed))
         )
+
+
+def consumer_key(event_type: type[Event]) -> str:
+    """What a service's processed_events knows the consumer of `event_type` by: `<source>.<type>` (a service
+    has one consumer per event class)."""
+    return f"{event_type.source}.{event_type.type}"
 
 
 class Tx:
@@ -323,15 +330,11 @@ class Store:
                 log.exception("immediate outbox publish failed")
 
     @contextmanager
-    def consume(self, consumer: str, event: Event) -> Iterator[Tx | None]:
-        """A transaction for applying `event` once: yields None on a redelivery."""
-        with self.transaction() as tx:
-            if tx.first_delivery(consumer, event.event_id):
-                yield tx
-                metrics.EVENTS_CONSUMED.labels(self.source, consumer).inc()
-            else:
-                metrics.EVENTS_DUPLICATE.labels(self.source, consumer).inc()
-                yield None
+    def consume(self, event: Event, key: str | None = None) -> Iterator[Tx | None]:
+        """A transaction for applying `event` once: yields None on a redelivery. Its consumer is known by
+        `consumer_key` of the event's class, or by `key`, a spelling stored before the kit derived them."""
+        with self.consume_each([event], key) as (tx, fresh):
+            yield tx if fresh else None
 
     def prune_processed(self, processed_before: datetime) -> int:
         """Forget which events were applied before `processed_before`. A delivery comes again only
@@ -347,18 +350,27 @@ class Store:
         return removed
 
     @contextmanager
-    def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[Tx, list[Event]]]:
-        """One transaction for applying `events` once each: yields it with those not applied before, in order."""
+    def consume_each(self, events: list[Event], key: str | None = None) -> Iterator[tuple[Tx, list[Event]]]:
+        """One transaction for applying `events` once each: yields it with those not applied before, in order
+        (the consumer of each known as in `consume`)."""
+        keys = [key or consumer_key(type(event)) for event in events]
+        ids: dict[str, list[str]] = defaultdict(list)
+        for consumer, event in zip(keys, events, strict=True):
+            ids[consumer].append(event.event_id)
         with self.transaction() as tx:
-            first = tx.first_deliveries(consumer, [event.event_id for event in events])
-            fresh = []
-            for event in events:  # an event twice in the batch is applied once
-                if event.event_id in first:
-                    first.discard(event.event_id)
+            first = {
+                (consumer, event_id) for consumer in ids for event_id in tx.first_deliveries(consumer, ids[consumer])
+            }
+            fresh, applied = [], Counter()
+            for consumer, event in zip(keys, events, strict=True):  # an event twice in the batch is applied once
+                if (consumer, event.event_id) in first:
+                    first.discard((consumer, event.event_id))
                     fresh.append(event)
+                    applied[consumer] += 1
             yield tx, fresh
-            metrics.EVENTS_CONSUMED.labels(self.source, consumer).inc(len(fresh))
-            metrics.EVENTS_DUPLICATE.labels(self.source, consumer).inc(len(events) - len(fresh))
+            for consumer, received in ids.items():
+                metrics.EVENTS_CONSUMED.labels(self.source, consumer).inc(applied[consumer])
+                metrics.EVENTS_DUPLICATE.labels(self.source, consumer).inc(len(received) - applied[consumer])
 
     @contextmanager
     def read(self) -> Iterator[Session]:

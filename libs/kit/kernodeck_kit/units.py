@@ -4,8 +4,9 @@ A service's use cases take their unit (the service's repositories and `emit`) fr
 `SqlUnits` opens one per database transaction of the service's Store (a `SqlUnit`: events leave through
 the outbox),
 `MemoryUnits` one over plain objects, so that tests run the same use cases, rules and all, in
-milliseconds. Both have `consume(consumer, event)`, which gives None for an event applied before, and
-`consume_each(consumer, events)`, one unit for events that came together with those not applied before.
+milliseconds. Both have `consume(event)`, which gives None for an event applied before, and
+`consume_each(events)`, one unit for events that came together with those not applied before; the consumer
+of an event is known by its class (`consumer_key`), or by the `key` a service stored before that.
 """
 
 from collections.abc import Callable, Iterator
@@ -16,7 +17,7 @@ from typing import Generic, Protocol, TypeVar
 from sqlmodel import Session
 
 from kernodeck_contracts.events import Event
-from kernodeck_kit.outbox import Store, Tx
+from kernodeck_kit.outbox import Store, Tx, consumer_key
 
 U = TypeVar("U")
 S = TypeVar("S")
@@ -25,9 +26,9 @@ S = TypeVar("S")
 class Units(Protocol[U]):
     def transaction(self) -> Iterator[U]: ...
 
-    def consume(self, consumer: str, event: Event) -> Iterator[U | None]: ...
+    def consume(self, event: Event, key: str | None = None) -> Iterator[U | None]: ...
 
-    def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[U, list[Event]]]: ...
+    def consume_each(self, events: list[Event], key: str | None = None) -> Iterator[tuple[U, list[Event]]]: ...
 
 
 class SqlUnit:
@@ -58,16 +59,16 @@ class SqlUnits(Generic[U]):
             unit.done()
 
     @contextmanager
-    def consume(self, consumer: str, event: Event) -> Iterator[U | None]:
-        with self.store.consume(consumer, event) as tx:
+    def consume(self, event: Event, key: str | None = None) -> Iterator[U | None]:
+        with self.store.consume(event, key) as tx:
             unit = None if tx is None else self.unit(tx)
             yield unit
             if unit is not None:
                 unit.done()
 
     @contextmanager
-    def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[U, list[Event]]]:
-        with self.store.consume_each(consumer, events) as (tx, fresh):
+    def consume_each(self, events: list[Event], key: str | None = None) -> Iterator[tuple[U, list[Event]]]:
+        with self.store.consume_each(events, key) as (tx, fresh):
             unit = self.unit(tx)
             yield unit, fresh
             unit.done()
@@ -101,26 +102,26 @@ class MemoryUnits(Generic[S, U]):
         self.emitted.extend(pending)
 
     @contextmanager
-    def consume(self, consumer: str, event: Event) -> Iterator[U | None]:
-        key = (consumer, event.event_id)
-        if key in self._applied:
+    def consume(self, event: Event, key: str | None = None) -> Iterator[U | None]:
+        applied = (key or consumer_key(type(event)), event.event_id)
+        if applied in self._applied:
             yield None
             return
         with self.transaction() as unit:
             yield unit
-        self._applied.add(key)
+        self._applied.add(applied)
 
     @contextmanager
-    def consume_each(self, consumer: str, events: list[Event]) -> Iterator[tuple[U, list[Event]]]:
-        fresh, keys = [], set()
+    def consume_each(self, events: list[Event], key: str | None = None) -> Iterator[tuple[U, list[Event]]]:
+        fresh, applied = [], set()
         for event in events:
-            key = (consumer, event.event_id)
-            if key not in self._applied and key not in keys:
+            once = (key or consumer_key(type(event)), event.event_id)
+            if once not in self._applied and once not in applied:
                 fresh.append(event)
-                keys.add(key)
+                applied.add(once)
         with self.transaction() as unit:
             yield unit, fresh
-        self._applied |= keys
+        self._applied |= applied
 
     def of(self, event_type: type[Event]) -> list[Event]:
         """The events of this type emitted so far, oldest first."""

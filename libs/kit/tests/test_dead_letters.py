@@ -8,6 +8,7 @@ from nameko.standalone.events import event_dispatcher
 from sqlalchemy.exc import OperationalError
 
 from kernodeck_contracts.errors import EventTooEarly
+from kernodeck_contracts.events import OrderCreated
 from kernodeck_kit import dead_letters, metrics
 from kernodeck_kit.dead_letters_cli import main as cli
 from kernodeck_kit.settings import SETTINGS_KEY
@@ -26,7 +27,7 @@ class Picky:
 
     name = "picky"
 
-    @consumer("orders", "order_created")
+    @consumer(OrderCreated)
     def on_created(self, payload):
         attempts.append(payload["order_id"])
         transient = payload["order_id"].startswith(("db-", "early-"))

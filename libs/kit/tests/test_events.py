@@ -7,6 +7,7 @@ import eventlet
 from nameko.standalone.events import event_dispatcher
 from prometheus_client import REGISTRY
 
+from kernodeck_contracts.events import OrderCreated
 from kernodeck_kit.transport.events import RETRY_PAUSE_KEY, batch_consumer, consumer
 
 PAUSE_S = 0.3
@@ -19,7 +20,7 @@ class Flaky:
 
     name = "flaky"
 
-    @consumer("orders", "order_created")
+    @consumer(OrderCreated)
     def on_created(self, payload):
         attempts.append(time.monotonic())
         if len(attempts) <= 2:
@@ -61,7 +62,7 @@ class Batching:
 
     name = "batching"
 
-    @batch_consumer("orders", "order_created")
+    @batch_consumer(OrderCreated)
     def on_created(self, payloads):
         ids = [payload["order_id"] for payload in payloads]
         batches.append(ids)

@@ -69,7 +69,7 @@ class IdempotentConsumer:
     @event_handler("orders", "order_created")
     def on_created(self, payload):
         event = OrderCreated.from_message(payload)
-        with self.db.consume("order_created", event) as tx:
+        with self.db.consume(event) as tx:
             if tx is not None:
                 applied.append(event.order_id)
 
@@ -253,14 +253,14 @@ def test_two_workers_consuming_one_event_at_once_apply_it_once_and_neither_fails
     first_inside, outcomes = eventlet.event.Event(), []
 
     def first():
-        with store.consume("order_created", event) as tx:
+        with store.consume(event) as tx:
             first_inside.send()
             eventlet.sleep(0.3)  # the second worker's record waits on this uncommitted one
             outcomes.append(tx is not None)
 
     def second():
         first_inside.wait()
-        with store.consume("order_created", event) as tx:
+        with store.consume(event) as tx:
             outcomes.append(tx is not None)
 
     for worker in [eventlet.spawn(first), eventlet.spawn(second)]:
@@ -298,7 +298,7 @@ def test_processed_events_are_forgotten_after_their_retention_and_not_before(con
     store = Store(engine, "consumer", relay=None)
     old, recent = order_created("o-8"), order_created("o-9")
     for event in (old, recent):
-        with store.consume("order_created", event) as tx:
+        with store.consume(event) as tx:
             assert tx is not None
     with Session(engine) as session:
         session.execute(
@@ -311,7 +311,7 @@ def test_processed_events_are_forgotten_after_their_retention_and_not_before(con
     assert store.prune_processed(utcnow() - timedelta(days=30)) == 1
     with Session(engine) as session:
         assert session.exec(select(ProcessedEvent.event_id)).all() == [recent.event_id]
-    with store.consume("order_created", recent) as tx:
+    with store.consume(recent) as tx:
         assert tx is None  # still remembered: a redelivery changes nothing
     engine.dispose()
 

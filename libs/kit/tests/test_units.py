@@ -62,11 +62,11 @@ def test_a_service_emits_only_its_own_events(units):
 
 def test_an_event_is_applied_once_and_again_after_a_failure(units):
     event = changed("o1")
-    with pytest.raises(RuntimeError), units.consume("payments", event) as unit:
+    with pytest.raises(RuntimeError), units.consume(event) as unit:
         unit.bump("o1")
         raise RuntimeError("the database is down")
     for _ in range(2):
-        with units.consume("payments", event) as unit:
+        with units.consume(event) as unit:
             if unit is not None:
                 unit.bump("o1")
     assert units.state == {"o1": 1}
@@ -79,7 +79,7 @@ def test_sql_units_apply_an_event_once_and_emit_through_the_outbox(tmp_path):
     event = changed("o1")
     applied = []
     for _ in range(2):
-        with units.consume("payments", event) as unit:
+        with units.consume(event) as unit:
             if unit is not None:
                 unit.emit(changed("o2"))
                 applied.append(event.event_id)
@@ -91,14 +91,14 @@ def test_sql_units_apply_an_event_once_and_emit_through_the_outbox(tmp_path):
 
 def test_events_consumed_together_are_each_applied_once_all_or_none(units):
     first, second, third = changed("o1"), changed("o2"), changed("o3")
-    with pytest.raises(RuntimeError), units.consume_each("payments", [first, second]) as (unit, fresh):
+    with pytest.raises(RuntimeError), units.consume_each([first, second]) as (unit, fresh):
         unit.bump("o1")
         raise RuntimeError("the database is down")
-    with units.consume_each("payments", [first, second, first]) as (unit, fresh):
+    with units.consume_each([first, second, first]) as (unit, fresh):
         assert fresh == [first, second]  # the failed batch left nothing; the repeat inside it counts once
         for event in fresh:
             unit.bump(event.order_id)
-    with units.consume_each("payments", [second, third]) as (unit, fresh):
+    with units.consume_each([second, third]) as (unit, fresh):
         assert fresh == [third]
         unit.bump(third.order_id)
     assert units.state == {"o1": 1, "o2": 1, "o3": 1}
@@ -109,9 +109,9 @@ def test_sql_units_consume_together_each_event_once(tmp_path):
     SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
     units = SqlUnits(Store(engine, "orders", relay=None), SqlUnit)
     first, second = changed("o1"), changed("o2")
-    with units.consume_each("payments", [first]) as (_, fresh):
+    with units.consume_each([first]) as (_, fresh):
         assert fresh == [first]
-    with units.consume_each("payments", [first, second, second]) as (_, fresh):
+    with units.consume_each([first, second, second]) as (_, fresh):
         assert fresh == [second]
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(ProcessedEvent)).scalar_one() == 2
@@ -134,10 +134,10 @@ def test_sql_units_write_what_a_unit_kept_for_its_end_only_when_it_ends_without_
     engine = make_engine(f"sqlite:///{tmp_path / 'units.db'}")
     SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
     units = SqlUnits(Store(engine, "orders", relay=None), Deferred)
-    with pytest.raises(RuntimeError), units.consume_each("payments", [changed("o1")]) as (unit, _):
+    with pytest.raises(RuntimeError), units.consume_each([changed("o1")]) as (unit, _):
         unit.kept.append(changed("o1"))
         raise RuntimeError("the database is down")
-    with units.consume_each("payments", [changed("o2")]) as (unit, _):
+    with units.consume_each([changed("o2")]) as (unit, _):
         unit.kept.append(changed("o2"))
     with units.transaction() as unit:
         unit.kept.append(changed("o3"))
@@ -145,3 +145,37 @@ def test_sql_units_write_what_a_unit_kept_for_its_end_only_when_it_ends_without_
         written = [json.loads(payload)["order_id"] for (payload,) in conn.execute(select(OutboxMessage.payload))]
     assert sorted(written) == ["o2", "o3"]
     engine.dispose()
+
+
+def test_a_consumer_is_known_by_its_event_class_or_by_the_key_it_was_given(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'units.db'}")
+    SQLModel.metadata.create_all(engine, tables=[OutboxMessage.__table__, ProcessedEvent.__table__])
+    units = SqlUnits(Store(engine, "orders", relay=None), SqlUnit)
+    status, capacity, kept = changed("o1"), CapacityChanged(model_id="h100", available_lots=1), changed("o2")
+    with units.consume_each([status, capacity]) as (_, fresh):
+        assert fresh == [status, capacity]
+    with units.consume(kept, "notify") as unit:
+        assert unit is not None
+    with units.consume(kept) as unit:
+        assert unit is not None  # another consumer's: "notify" applied it, not orders.order_status_changed's
+    with engine.connect() as conn:
+        rows = set(conn.execute(select(ProcessedEvent.consumer, ProcessedEvent.event_id)))
+    assert rows == {
+        ("orders.order_status_changed", status.event_id),
+        ("provisioning.capacity_changed", capacity.event_id),
+        ("notify", kept.event_id),
+        ("orders.order_status_changed", kept.event_id),
+    }
+    engine.dispose()
+
+
+def test_memory_units_know_a_consumer_as_sql_units_do(units):
+    status, capacity = changed("o1"), CapacityChanged(model_id="h100", available_lots=1)
+    with units.consume_each([status, capacity]) as (_, fresh):
+        assert fresh == [status, capacity]
+    with units.consume_each([capacity, status], "notify") as (_, fresh):
+        assert fresh == [capacity, status]
+    with units.consume(status) as unit:
+        assert unit is None
+    with units.consume(capacity, "notify") as unit:
+        assert unit is None

@@ -61,7 +61,7 @@ class CatalogService:
     def quote(self, model, duration_days, lots, preparation) -> dict:
         return self._catalog().quote(model, duration_days, lots, preparation).model_dump()
 
-    @consumer(CapacityChanged.source, CapacityChanged.type)
+    @consumer(CapacityChanged)
     def on_capacity_changed(self, payload: dict) -> None:
         apply_capacity(self.units, CapacityChanged.from_message(payload))
         self.refresh_catalog()

@@ -22,7 +22,7 @@ def current_catalog(units: Units[CatalogUnit]) -> Catalog:
 
 def apply_capacity(units: Units[CatalogUnit], event: CapacityChanged) -> bool:
     """Provisioning's count for one model, applied once and only when newer than the last; True when applied."""
-    with units.consume("capacity", event) as unit:
+    with units.consume(event) as unit:
         current = unit.capacity(event.model_id) if unit is not None else None
         updated = (
             current.update(event.available_lots, event.held_lots, event.occurred_at) if current is not None else None

@@ -40,13 +40,13 @@ class WatcherService:
             "scanned_height": progress.scanned_height,
         }
 
-    @consumer(AddressWatched.source, AddressWatched.type)
+    @consumer(AddressWatched)
     def on_address_watched(self, payload) -> None:
         event = AddressWatched.from_message(payload)
         if event.network == self.watcher.network:
             self.watcher.watch(self.units, event)
 
-    @consumer(PaymentReported.source, PaymentReported.type)
+    @consumer(PaymentReported)
     def on_payment_reported(self, payload) -> int:
         event = PaymentReported.from_message(payload)
         if event.network != self.watcher.network:

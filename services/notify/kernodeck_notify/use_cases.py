@@ -31,6 +31,8 @@ from kernodeck_notify.domain.notices import notice_for, order_page
 from kernodeck_notify.domain.orders import OrderCopy, follow
 from kernodeck_notify.templates import compose, language_of, text
 
+# Notify applies every event of its queue as one consumer: its processed_events know them all by this key, kept
+# when the kit came to know a consumer by its event's class, as the rows cannot tell which class they were.
 EVENTS_CONSUMER = "notify"
 UPDATES_CONSUMER = "telegram-updates"
 STATUS_LINES = 10  # orders listed by /status; more are counted
@@ -110,14 +112,14 @@ def apply_event(units: Units[NotifyUnit], event: Event, public_url: str, now: da
 
     Returns how many messages were queued (0 for a redelivery).
     """
-    with units.consume(EVENTS_CONSUMER, event) as unit:
+    with units.consume(event, EVENTS_CONSUMER) as unit:
         return 0 if unit is None else _applied(unit, event, public_url, now)
 
 
 def apply_events(units: Units[NotifyUnit], events: list[Event], public_url: str, now: datetime) -> int:
     """`apply_event` for each of `events` in order, in one transaction (those applied before are passed over);
     how many messages they queued."""
-    with units.consume_each(EVENTS_CONSUMER, events) as (unit, fresh):
+    with units.consume_each(events, EVENTS_CONSUMER) as (unit, fresh):
         return sum(_applied(unit, event, public_url, now) for event in fresh)
 
 

@@ -118,78 +118,78 @@ class OrdersService:
         return use_cases.cancel_unpaid_orders(self.units, utcnow(), self.settings.unpaid_ttl, SWEEP_BATCH)
 
     # A block's payments settle together: each handler takes those that came while it was busy, in one unit.
-    @batch_consumer(PaymentSettled.source, PaymentSettled.type)
+    @batch_consumer(PaymentSettled)
     def on_payment_settled(self, payloads) -> None:
         events = [PaymentSettled.from_message(payload) for payload in payloads]
         use_cases.apply_payments_settled(self.units, events, utcnow())
 
-    @batch_consumer(PaymentInstructionsCreated.source, PaymentInstructionsCreated.type)
+    @batch_consumer(PaymentInstructionsCreated)
     def on_payment_instructions_created(self, payloads) -> None:
         use_cases.follow_payments(self.units, [PaymentInstructionsCreated.from_message(p) for p in payloads])
 
-    @batch_consumer(PaymentStatusChanged.source, PaymentStatusChanged.type)
+    @batch_consumer(PaymentStatusChanged)
     def on_payment_status_changed(self, payloads) -> None:
         use_cases.follow_payments(self.units, [PaymentStatusChanged.from_message(p) for p in payloads])
 
-    @consumer(PaymentReported.source, PaymentReported.type)
+    @consumer(PaymentReported)
     def on_payment_reported(self, payload) -> None:
         use_cases.note_payment_reported(self.units, PaymentReported.from_message(payload), utcnow())
 
     # --- provisioning reports the delivery ------------------------------------------
 
-    @consumer(ProvisioningStarted.source, ProvisioningStarted.type)
+    @consumer(ProvisioningStarted)
     def on_provisioning_started(self, payload) -> None:
         event = ProvisioningStarted.from_message(payload)
         self._follow(event, OrderStatus.PROVISIONING, Said(TimelineCode.PREPARING))
 
-    @consumer(RentalReady.source, RentalReady.type)
+    @consumer(RentalReady)
     def on_rental_ready(self, payload) -> None:
         event = RentalReady.from_message(payload)
         dates = RentalDates(event.delivered_at, event.starts_at, event.ends_at)
         self._follow(event, OrderStatus.READY, timeline.ready(event.ends_at), dates)
 
-    @consumer(ProvisioningFailed.source, ProvisioningFailed.type)
+    @consumer(ProvisioningFailed)
     def on_provisioning_failed(self, payload) -> None:
         event = ProvisioningFailed.from_message(payload)
         self._follow(event, OrderStatus.FAILED, timeline.failed(event.reason))
 
-    @consumer(RentalEnded.source, RentalEnded.type)
+    @consumer(RentalEnded)
     def on_rental_ended(self, payload) -> None:
         event = RentalEnded.from_message(payload)
         self._follow(event, OrderStatus.ENDED, Said(TimelineCode.ENDED))
 
-    @consumer(RentalEnding.source, RentalEnding.type)
+    @consumer(RentalEnding)
     def on_rental_ending(self, payload) -> None:
         event = RentalEnding.from_message(payload)
         said = timeline.rental_ending(event.hours_left, event.ends_at)
         use_cases.note_event(self.units, event, RENTAL_ENDING, said, utcnow())
 
-    @consumer(RentalExtended.source, RentalExtended.type)
+    @consumer(RentalExtended)
     def on_rental_extended(self, payload) -> None:
         use_cases.extend_rental(self.units, RentalExtended.from_message(payload), utcnow())
 
     # --- support's news about the order ------------------------------------------------
 
-    @consumer(SupportRequestOpened.source, SupportRequestOpened.type)
+    @consumer(SupportRequestOpened)
     def on_support_request_opened(self, payload) -> None:
         event = SupportRequestOpened.from_message(payload)
         if event.order_id is not None:  # a request about a top-up or the account is no order's news
             use_cases.note_event(self.units, event, SUPPORT_REQUEST, timeline.support_request(event.kind), utcnow())
 
-    @consumer(SupportRequestAnswered.source, SupportRequestAnswered.type)
+    @consumer(SupportRequestAnswered)
     def on_support_request_answered(self, payload) -> None:
         event = SupportRequestAnswered.from_message(payload)
         said = timeline.of_answer(event.code, event.params, event.answer)
         if event.order_id is not None and said is not None:
             use_cases.note_event(self.units, event, SUPPORT_ANSWERED, said, utcnow())
 
-    @consumer(ExtensionConfirmed.source, ExtensionConfirmed.type)
+    @consumer(ExtensionConfirmed)
     def on_extension_confirmed(self, payload) -> None:
         event = ExtensionConfirmed.from_message(payload)
         said = timeline.extension_confirmed(event.extra_days, format_usd(event.price_usd_cents), event.due_by)
         use_cases.note_event(self.units, event, EXTENSION_CONFIRMED, said, utcnow())
 
-    @consumer(ExtensionPaid.source, ExtensionPaid.type)
+    @consumer(ExtensionPaid)
     def on_extension_paid(self, payload) -> None:
         event = ExtensionPaid.from_message(payload)
         use_cases.note_event(self.units, event, EXTENSION_PAID, timeline.extension_paid(event.extra_days), utcnow())

@@ -165,7 +165,7 @@ def apply_payments_settled(units: Units[OrdersUnit], events: list[PaymentSettled
     for_orders = [event for event in events if event.extension_id is None]
     if not for_orders:
         return
-    with units.consume_each("payments.payment_settled", for_orders) as (unit, fresh):
+    with units.consume_each(for_orders) as (unit, fresh):
         unit.read_ahead([event.order_id for event in fresh])
         for event in fresh:
             _apply_settled(unit, event, now)
@@ -193,7 +193,7 @@ def follow_payments(
     of_orders = [event for event in events if event.purpose == "order" and event.order_id is not None]
     if not of_orders:
         return
-    with units.consume_each(f"payments.{of_orders[0].type}", of_orders) as (unit, fresh):
+    with units.consume_each(of_orders) as (unit, fresh):
         unit.track_payments([_in_flight(event) for event in fresh])
 
 
@@ -209,7 +209,7 @@ def note_payment_reported(units: Units[OrdersUnit], event: PaymentReported, now:
     """The customer's "J'ai payé" goes into the order's timeline; the order does not move."""
     if event.order_id is None:
         return
-    with units.consume("payments.payment_reported", event) as unit:
+    with units.consume(event) as unit:
         order = unit.get(event.order_id) if unit is not None else None
         if order is not None and order.account_id == event.account_id:
             entry = note(order, now, PAYMENT_REPORTED, payment_reported(event.network))
@@ -220,7 +220,7 @@ def follow_delivery_event(
     units: Units[OrdersUnit], event: Event, target: OrderStatus, said: Said, now: datetime, dates: RentalDates | None
 ) -> None:
     """Provisioning's report moves the order (through any status it skipped), once per event."""
-    with units.consume(f"provisioning.{event.type}", event) as unit:
+    with units.consume(event) as unit:
         order = unit.get(event.order_id) if unit is not None else None
         if order is None:
             return
@@ -237,14 +237,14 @@ def follow_delivery_event(
 
 def note_event(units: Units[OrdersUnit], event: Event, kind: str, said: Said, now: datetime) -> None:
     """Another service's news about an order (an end warning, support's answer...) goes into its timeline, once."""
-    with units.consume(f"{event.source}.{event.type}", event) as unit:
+    with units.consume(event) as unit:
         order = unit.get(event.order_id) if unit is not None else None
         if order is not None and order.account_id == event.account_id:
             unit.add_note(order, note(order, now, kind, said))
 
 
 def extend_rental(units: Units[OrdersUnit], event: RentalExtended, now: datetime) -> None:
-    with units.consume("provisioning.rental_extended", event) as unit:
+    with units.consume(event) as unit:
         order = unit.get(event.order_id) if unit is not None else None
         if order is None or order.rental is None:
             return

@@ -297,35 +297,35 @@ class PaymentsService:
 
     # --- orders ----------------------------------------------------------
 
-    @consumer(OrderCreated.source, OrderCreated.type)
+    @consumer(OrderCreated)
     def on_order_created(self, payload):
         event = OrderCreated.from_message(payload)
-        with self.db.consume(f"orders.{event.type}", event) as tx:
+        with self.db.consume(event) as tx:
             if tx is not None:
                 remember_order(tx.session, event)
 
     # A block's orders turn paid together: their statuses are copied in one unit, each once (each copy keeps the
     # newest status, whatever the order it is applied in).
-    @batch_consumer(OrderStatusChanged.source, OrderStatusChanged.type)
+    @batch_consumer(OrderStatusChanged)
     def on_order_status_changed(self, payloads):
         events = [OrderStatusChanged.from_message(payload) for payload in payloads]
-        with self.db.consume_each(f"orders.{OrderStatusChanged.type}", events) as (tx, fresh):
+        with self.db.consume_each(events) as (tx, fresh):
             record_order_statuses(tx.session, fresh)
 
     # --- extensions (support) ---------------------------------------------
 
-    @consumer(ExtensionConfirmed.source, ExtensionConfirmed.type)
+    @consumer(ExtensionConfirmed)
     def on_extension_confirmed(self, payload):
         event = ExtensionConfirmed.from_message(payload)
-        with self.db.consume("support.extension_confirmed", event) as tx:
+        with self.db.consume(event) as tx:
             if tx is not None:
                 copy_extension(tx.session, event)
 
-    @consumer(ExtensionPaid.source, ExtensionPaid.type)
+    @consumer(ExtensionPaid)
     def on_extension_paid(self, payload):
         """Paid: no further payment is opened for it."""
         event = ExtensionPaid.from_message(payload)
-        with self.db.consume("support.extension_paid", event) as tx:
+        with self.db.consume(event) as tx:
             if tx is not None:
                 mark_extension_paid(tx.session, event.extension_id)
 
@@ -358,66 +358,66 @@ class PaymentsService:
         return queries.watched(self.db, network, utcnow(), after, limit)
 
     # A block's transfers arrive together: each handler takes those that came while it was busy, in one unit.
-    @batch_consumer(TransferSeen.source, TransferSeen.type)
+    @batch_consumer(TransferSeen)
     def on_transfer_seen(self, payloads):
         events = [TransferSeen.from_message(payload) for payload in payloads]
         seen = [(e, TransferStatus.SEEN if e.block_height is None else TransferStatus.CONFIRMING) for e in events]
-        self._on_transfers(TransferSeen.type, seen)
+        self._on_transfers(seen)
 
-    @batch_consumer(TransferConfirmations.source, TransferConfirmations.type)
+    @batch_consumer(TransferConfirmations)
     def on_transfer_confirmations(self, payloads):
         events = [TransferConfirmations.from_message(payload) for payload in payloads]
-        self._on_transfers(TransferConfirmations.type, [(e, TransferStatus.CONFIRMING) for e in events])
+        self._on_transfers([(e, TransferStatus.CONFIRMING) for e in events])
 
-    @batch_consumer(TransferConfirmed.source, TransferConfirmed.type)
+    @batch_consumer(TransferConfirmed)
     def on_transfer_confirmed(self, payloads):
         events = [TransferConfirmed.from_message(payload) for payload in payloads]
-        self._on_transfers(TransferConfirmed.type, [(e, TransferStatus.CONFIRMED) for e in events])
+        self._on_transfers([(e, TransferStatus.CONFIRMED) for e in events])
 
-    @batch_consumer(TransferReverted.source, TransferReverted.type)
+    @batch_consumer(TransferReverted)
     def on_transfer_reverted(self, payloads):
         events = [TransferReverted.from_message(payload) for payload in payloads]
-        self._on_transfers(TransferReverted.type, [(e, TransferStatus.REVERTED) for e in events])
+        self._on_transfers([(e, TransferStatus.REVERTED) for e in events])
 
-    def _on_transfers(self, event_type: str, events: list[tuple[ChainTransfer, TransferStatus]]) -> None:
-        apply_transfers(self._settlement(), f"chain.{event_type}", events, utcnow())
+    def _on_transfers(self, events: list[tuple[ChainTransfer, TransferStatus]]) -> None:
+        apply_transfers(self._settlement(), events, utcnow())
 
     def _settlement(self) -> SqlUnits:
         return SqlUnits(self.db, lambda tx: SqlSettlement(tx, self.settings))
 
-    @consumer(WatcherStatus.source, WatcherStatus.type)
+    @consumer(WatcherStatus)
     def on_watcher_status(self, payload):
         with self.db.transaction() as tx:
             record_watcher_status(tx.session, WatcherStatus.from_message(payload))
 
-    @consumer(BalanceMismatch.source, BalanceMismatch.type)
+    @consumer(BalanceMismatch)
     def on_balance_mismatch(self, payload):
         with self.db.transaction() as tx:
             record_balance_mismatch(tx.session, BalanceMismatch.from_message(payload), utcnow())
 
-    @consumer(PaymentRefused.source, PaymentRefused.type)
+    @consumer(PaymentRefused)
     def on_payment_refused(self, payload):
         """Orders could not use a settled payment (paid already, cancelled): the money goes to the balance."""
         event = PaymentRefused.from_message(payload)
-        with self._refunds().consume("orders.payment_refused", event) as unit:
+        with self._refunds().consume(event) as unit:
             if unit is not None:
                 cents = event.amount_usd_cents
                 refund_refused_payment(unit, event.order_id, event.account_id, event.payment_id, cents, utcnow())
 
-    @consumer(ExtensionPaymentRefused.source, ExtensionPaymentRefused.type)
+    @consumer(ExtensionPaymentRefused)
     def on_extension_payment_refused(self, payload):
         """Support could not use a settled payment (paid already, past due, the rental over): to the balance."""
         event = ExtensionPaymentRefused.from_message(payload)
-        with self._settlement().consume("support.extension_payment_refused", event) as unit:
+        with self._settlement().consume(event) as unit:
             if unit is not None:
                 credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, refund_key(event.payment_id))
                 credit_balance(unit, event.account_id, credit, event.payment_id, utcnow())
 
-    @consumer(ProvisioningFailed.source, ProvisioningFailed.type)
+    @consumer(ProvisioningFailed)
     def on_provisioning_failed(self, payload):
         """Nothing could be delivered for a paid order: what was paid for it goes back to the balance."""
         event = ProvisioningFailed.from_message(payload)
-        with self._refunds().consume("provisioning.provisioning_failed", event) as unit:
+        with self._refunds().consume(event) as unit:
             if unit is not None and refund_failed_order(unit, event.order_id, event.account_id, utcnow()):
                 log.info("failed order refunded to the balance", extra={"order_id": event.order_id})
 

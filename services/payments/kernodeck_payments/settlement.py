@@ -162,7 +162,6 @@ class SqlSettlement(SqlUnit):
 
 def apply_transfers(
     units: Units[SettlementUnit],
-    consumer: str,
     events: list[tuple[ChainTransfer, TransferStatus]],
     now: datetime,
 ) -> None:
@@ -173,7 +172,7 @@ def apply_transfers(
     A failure anywhere leaves the whole batch unapplied, to be applied again whole.
     """
     state_of = {event.event_id: state for event, state in events}
-    with units.consume_each(consumer, [event for event, _ in events]) as (unit, fresh):
+    with units.consume_each([event for event, _ in events]) as (unit, fresh):
         unit.read_ahead(fresh)
         touched: dict[str, PaymentIntent] = {}
         for event in sorted(fresh, key=lambda event: (event.network, event.epoch, event.sequence)):

@@ -60,7 +60,7 @@ class Watcher:
             confirmations=confirmations if kind is TransferConfirmed else 0, sequence=self.sequence,
             occurred_at=at, block_height=100 if kind is TransferConfirmed else None, **fields,
         )  # fmt: skip
-        apply_transfers(self.units, f"chain.{event.type}", [(event, STATES[kind])], fields.get("now", at))
+        apply_transfers(self.units, [(event, STATES[kind])], fields.get("now", at))
         return event
 
 
@@ -115,9 +115,9 @@ def test_fewer_confirmations_than_required_are_still_confirming():
 def test_the_same_event_twice_and_an_older_one_change_nothing():
     units, watcher = setup()
     newer = watcher.send(TransferConfirmed, 200_000)
-    apply_transfers(units, "chain.transfer_confirmed", [(newer, TransferStatus.CONFIRMED)], T0)  # redelivered
+    apply_transfers(units, [(newer, TransferStatus.CONFIRMED)], T0)  # redelivered
     older = TransferSeen(**{**newer.model_dump(), "sequence": newer.sequence - 1, "event_id": "other"})
-    apply_transfers(units, "chain.transfer_seen", [(older, TransferStatus.SEEN)], T0)
+    apply_transfers(units, [(older, TransferStatus.SEEN)], T0)
     assert len(units.of(PaymentSettled)) == 1 and status(units) == "settled"
     assert units.state.transfers[("bitcoin", "tx1", 0)].state == "confirmed"
 
@@ -249,10 +249,10 @@ def many_intents(count: int):
 def test_a_block_of_transfers_settles_every_intent_once_in_one_unit():
     units = many_intents(5)
     batch = block_of(5)
-    apply_transfers(units, "chain.transfer_confirmed", batch, T0)
+    apply_transfers(units, batch, T0)
     [(stranger, _)] = block_of(1, first_sequence=9)
     stranger = stranger.model_copy(update={"txid": "other-tx", "address": "bc1qnobody"})
-    apply_transfers(units, "chain.transfer_confirmed", [*batch[1:3], (stranger, TransferStatus.CONFIRMED)], T0)
+    apply_transfers(units, [*batch[1:3], (stranger, TransferStatus.CONFIRMED)], T0)
     assert sorted(e.order_id for e in units.of(PaymentSettled)) == [f"o{i}" for i in range(5)]  # each once
     assert {i.status for i in units.state.intents.values()} == {"settled"}
     assert units.state.reviews.keys() == {"unknown_address:bitcoin:other-tx:0"}  # the new one, in the same unit
@@ -262,7 +262,7 @@ def test_in_a_batch_the_newest_of_a_transfers_events_wins_whatever_their_order_o
     units = many_intents(1)
     [(seen, _)] = block_of(1, TransferSeen, first_sequence=1)
     [(reverted, _)] = block_of(1, TransferReverted, first_sequence=2)
-    apply_transfers(units, "chain.transfers", [(reverted, TransferStatus.REVERTED), (seen, TransferStatus.SEEN)], T0)
+    apply_transfers(units, [(reverted, TransferStatus.REVERTED), (seen, TransferStatus.SEEN)], T0)
     assert units.state.transfers[("bitcoin", "block-tx", 0)].state == "reverted"
     assert units.state.intents["pi0"].status != "settled" and units.of(PaymentSettled) == []
 
@@ -282,8 +282,8 @@ def test_a_batch_that_fails_in_the_middle_leaves_nothing_and_settles_every_inten
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(MemorySettlement, "book_order_payment", book_then_fail_on_the_third)
         with pytest.raises(ConnectionError):
-            apply_transfers(units, "chain.transfer_confirmed", batch, T0)
+            apply_transfers(units, batch, T0)
     assert units.of(PaymentSettled) == [] and units.state.transfers == {} and units.state.ledger == {}
-    apply_transfers(units, "chain.transfer_confirmed", batch, T0)  # redelivered whole
+    apply_transfers(units, batch, T0)  # redelivered whole
     assert [e.order_id for e in units.of(PaymentSettled)] == ["o0", "o1", "o2", "o3"]
     assert len(units.state.ledger) == 4

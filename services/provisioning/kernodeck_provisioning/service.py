@@ -139,11 +139,11 @@ class ProvisioningService:
 
     # --- events from orders, payments and support ---------------------------------------
 
-    @consumer(OrderCreated.source, OrderCreated.type)
+    @consumer(OrderCreated)
     def on_order_created(self, payload) -> None:
         allocation.order_created(self.units, OrderCreated.from_message(payload))
 
-    @consumer(OrderStatusChanged.source, OrderStatusChanged.type)
+    @consumer(OrderStatusChanged)
     def on_order_status_changed(self, payload) -> None:
         event = OrderStatusChanged.from_message(payload)
         if allocation.order_status_changed(self.units, event, self._order_of):
@@ -152,11 +152,11 @@ class ProvisioningService:
     def _order_of(self, account_id: str, order_id: str) -> OrderCreated:
         return _as_created(call_service(self.orders.get_order, account_id, order_id))
 
-    @consumer(PaymentStatusChanged.source, PaymentStatusChanged.type)
+    @consumer(PaymentStatusChanged)
     def on_payment_status_changed(self, payload) -> None:
         capacity.payment_status_changed(self.units, PaymentStatusChanged.from_message(payload))
 
-    @consumer(ExtensionPaid.source, ExtensionPaid.type)
+    @consumer(ExtensionPaid)
     def on_extension_paid(self, payload) -> None:
         term.extension_paid(self.units, ExtensionPaid.from_message(payload), self.clock())
 

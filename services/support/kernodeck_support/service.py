@@ -157,7 +157,7 @@ class SupportService:
 
     # --- extensions paid and applied ------------------------------------------
 
-    @consumer(PaymentSettled.source, PaymentSettled.type)
+    @consumer(PaymentSettled)
     def on_payment_settled(self, payload) -> None:
         event = PaymentSettled.from_message(payload)
         if event.extension_id is None:
@@ -165,12 +165,12 @@ class SupportService:
         paid = use_cases.extension_payment_settled(self.units, event, utcnow(), self._order_of)
         metrics.EXTENSIONS.labels("paid" if paid else "refunded").inc()
 
-    @consumer(RentalExtended.source, RentalExtended.type)
+    @consumer(RentalExtended)
     def on_rental_extended(self, payload) -> None:
         use_cases.extension_applied(self.units, RentalExtended.from_message(payload), utcnow())
         metrics.EXTENSIONS.labels("applied").inc()
 
-    @consumer(RentalExtensionRefused.source, RentalExtensionRefused.type)
+    @consumer(RentalExtensionRefused)
     def on_rental_extension_refused(self, payload) -> None:
         use_cases.extension_not_applied(self.units, RentalExtensionRefused.from_message(payload), utcnow())
         metrics.EXTENSIONS.labels("refunded").inc()

@@ -260,7 +260,7 @@ def extension_payment_settled(
         if missing.code != ErrorCode.NOT_FOUND:
             raise
         order = {"status": "unknown", "rental": None}
-    with units.consume("payments.payment_settled", event) as unit:
+    with units.consume(event) as unit:
         if unit is None:
             return False
         extension = unit.get_extension(event.extension_id, lock=True)
@@ -289,7 +289,7 @@ def extension_payment_settled(
 
 def extension_applied(units: Units[SupportUnit], event: RentalExtended, now: datetime) -> None:
     """Provisioning moved the rental's end."""
-    with units.consume("provisioning.rental_extended", event) as unit:
+    with units.consume(event) as unit:
         extension = unit.get_extension(event.extension_id, lock=True) if unit is not None else None
         if extension is not None and extension.status == ExtensionStatus.PAID:
             move_extension(extension, ExtensionStatus.APPLIED, now)
@@ -298,7 +298,7 @@ def extension_applied(units: Units[SupportUnit], event: RentalExtended, now: dat
 
 def extension_not_applied(units: Units[SupportUnit], event: RentalExtensionRefused, now: datetime) -> None:
     """The rental was over when the paid extension reached it: what was paid goes back to the balance."""
-    with units.consume("provisioning.rental_extension_refused", event) as unit:
+    with units.consume(event) as unit:
         extension = unit.get_extension(event.extension_id, lock=True) if unit is not None else None
         if extension is None or extension.status != ExtensionStatus.PAID:
             return

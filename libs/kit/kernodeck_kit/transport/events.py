@@ -13,6 +13,7 @@ from nameko.messaging import QueueConsumer
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from kernodeck_contracts.errors import EventTooEarly
+from kernodeck_contracts.events import Event
 from kernodeck_kit import metrics
 from kernodeck_kit.dead_letters import DELIVERIES, ERROR, ERROR_CHARS, QUEUE, dead_letter_queue, origin, republish
 from kernodeck_kit.settings import SETTINGS_KEY, ServiceSettings, amqp_ssl
@@ -197,12 +198,13 @@ class BatchingEventHandler(RequeueingEventHandler):
         return result, exc_info
 
 
-def consumer(source: str, event_type: str):
-    """Handle `source`.`event_type`: retried after a pause when the handler fails, set aside after too many."""
-    return RequeueingEventHandler.decorator(source, event_type, requeue_on_error=True)
+def consumer(event: type[Event]):
+    """Handle the events of class `event`: retried after a pause when the handler fails, set aside after too
+    many. What it applied is recorded under the class's key (`kernodeck_kit.outbox.consumer_key`)."""
+    return RequeueingEventHandler.decorator(event.source, event.type, requeue_on_error=True)
 
 
-def batch_consumer(source: str, event_type: str):
+def batch_consumer(event: type[Event]):
     """As `consumer`, the handler taking a list of the payloads that arrived while it was busy (see
     BatchingEventHandler): one transaction for many events where the use case allows it."""
-    return BatchingEventHandler.decorator(source, event_type, requeue_on_error=True)
+    return BatchingEventHandler.decorator(event.source, event.type, requeue_on_error=True)

@@ -22,7 +22,7 @@ OrderOf = Callable[[str, str], OrderCreated]
 
 
 def order_created(units: Units[ProvisioningUnit], event: OrderCreated) -> None:
-    with units.consume("orders.order_created", event) as unit:
+    with units.consume(event) as unit:
         if unit is not None:
             _copy(unit, event)
 
@@ -30,7 +30,7 @@ def order_created(units: Units[ProvisioningUnit], event: OrderCreated) -> None:
 def order_status_changed(units: Units[ProvisioningUnit], event: OrderStatusChanged, order_of: OrderOf) -> bool:
     """A cancelled order gives its hold back; a paid one takes its GPUs: True when its delivery is to start."""
     if event.status == OrderStatus.CANCELLED:
-        with units.consume("orders.order_status_changed", event) as unit:
+        with units.consume(event) as unit:
             if unit is not None:
                 _cancelled(unit, event.order_id)
         return False
@@ -40,7 +40,7 @@ def order_status_changed(units: Units[ProvisioningUnit], event: OrderStatusChang
         known = unit.get_order(event.order_id) is not None
     # Its OrderCreated is late, or came before provisioning ran: orders is asked, before the transaction opens.
     created = None if known else order_of(event.account_id, event.order_id)
-    with units.consume("orders.order_status_changed", event) as unit:
+    with units.consume(event) as unit:
         if unit is None:
             return False
         if created is not None and unit.get_order(event.order_id) is None:

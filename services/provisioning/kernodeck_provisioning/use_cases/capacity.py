@@ -181,7 +181,7 @@ def payment_status_changed(units: Units[ProvisioningUnit], event: PaymentStatusC
     counts."""
     if event.order_id is None or event.purpose != "order":
         return
-    with units.consume("payments.payment_status_changed", event) as unit:
+    with units.consume(event) as unit:
         if unit is None:
             return
         rental = locked_rental(unit, event.order_id)

@@ -63,7 +63,7 @@ def ended(units: Units[ProvisioningUnit], order_id: str, now: datetime) -> bool:
 
 
 def extension_paid(units: Units[ProvisioningUnit], event: ExtensionPaid, now: datetime) -> bool:
-    with units.consume("support.extension_paid", event) as unit:
+    with units.consume(event) as unit:
         if unit is None:
             return False
         return _extend(unit, event.order_id, event.extension_id, event.extra_days, now)
