@@ -1,13 +1,13 @@
 """processed_events: the capacity consumer known by its event's class, as the kit now derives the key
 
-Revision ID: 0004_capacity_consumer_key
-Revises: 0003_processed_at_index
+Revision ID: 0005_capacity_consumer_key
+Revises: 0004_held_lots
 """
 
 from alembic import op
 
-revision = "0004_capacity_consumer_key"
-down_revision = "0003_processed_at_index"
+revision = "0005_capacity_consumer_key"
+down_revision = "0004_held_lots"
 branch_labels = None
 depends_on = None
 
