@@ -82,7 +82,7 @@ def open_payment(
     The same method asked again for the same order (extension) gives its open intent back, unchanged."""
     with units.transaction() as unit:
         open_now = unit.open_intents(account_id, now)
-        same = _same_open_intent(open_now, method, purpose, reference_id, now)
+        same = same_open_intent(open_now, method, purpose, reference_id, now)
         if same is not None:
             return same
         _check_limits(open_now, settings, reference_id)
@@ -139,15 +139,7 @@ def open_payment(
         return row
 
 
-def find_open_intent(
-    units: Units[IntakeUnit], account_id: str, method: Method, order_id: str, now: datetime
-) -> PaymentIntent | None:
-    """The order's open intent for `method`, if it has one that can still be paid."""
-    with units.transaction() as unit:
-        return _same_open_intent(unit.open_intents(account_id, now), method, Purpose.ORDER, order_id, now)
-
-
-def _same_open_intent(
+def same_open_intent(
     open_now: list[PaymentIntent], method: Method, purpose: Purpose, reference_id: str, now: datetime
 ) -> PaymentIntent | None:
     for intent in open_now:

@@ -55,7 +55,7 @@ from kernodeck_payments.domain.orders import (
 )
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
-from kernodeck_payments.intake import SqlIntake, find_open_intent, open_payment
+from kernodeck_payments.intake import SqlIntake, open_payment, same_open_intent
 from kernodeck_payments.ledger.domain import Reason, refund_key
 from kernodeck_payments.ledger.store import available_cents, list_entries
 from kernodeck_payments.rates.refresh import refresh
@@ -66,7 +66,12 @@ from kernodeck_payments.settlement import SqlSettlement, apply_transfers, credit
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import release_solana_addresses, solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
-from kernodeck_payments.store.intents import order_intents_expired_since, pending_topup_cents, transfers_of
+from kernodeck_payments.store.intents import (
+    open_intents_of,
+    order_intents_expired_since,
+    pending_topup_cents,
+    transfers_of,
+)
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.views import payment_view, topup_view
@@ -116,12 +121,12 @@ class PaymentsService:
     @rpc(expected_exceptions=ServiceError)
     def create_order_payment(self, account_id, order_id, asset, network) -> dict:
         method = find_method(asset, network)
-        order = self._payable_order(account_id, order_id)
-        open_one = find_open_intent(self._intake(), account_id, method, order_id, utcnow())
+        now = utcnow()
+        copy, open_one, expired = self._instructions_reads(account_id, order_id, method, now)
+        order = self._payable_order(account_id, order_id, copy)
         if open_one is not None:  # asked again: the same instructions, and the GPUs' hold is not prolonged
             return queries.payment(self.db, self.settings, open_one.id, account_id)
-        now = utcnow()
-        self._check_cooling_off(account_id, now)
+        check_cooling_off(expired, self.settings.expired_holds_limit, self.settings.expired_holds_window, now)
         deadline = intent_deadline(order, now, self.settings.intent_ttl, self.settings.intent_shortest)
         # No instructions for GPUs that are not there: they are held until the intent's deadline first.
         with self._holding(order, deadline):
@@ -129,12 +134,18 @@ class PaymentsService:
                 method, Purpose.ORDER, account_id, order_id, order.total_usd_cents, deadline=deadline, now=now
             )
 
-    def _check_cooling_off(self, account_id, now) -> None:
-        """HOLDS_COOLING_OFF while too many of the account's order intents expired unpaid lately."""
+    def _instructions_reads(self, account_id, order_id, method, now) -> tuple:
+        """What instructions for an order need of payments' own data, read together (one transaction on their
+        way, not three): its copy of the order (None when it has none), the order's open intent in `method` (None
+        when none), and the account's order intents expired unpaid within the cooling-off window."""
         window = self.settings.expired_holds_window
         with self.db.read() as session:
             expired = order_intents_expired_since(session, account_id, now - window, now)
-        check_cooling_off(expired, self.settings.expired_holds_limit, window, now)
+            if not isinstance(order_id, str):
+                return None, None, expired
+            open_now = open_intents_of(session, account_id, now)
+            open_one = same_open_intent(open_now, method, Purpose.ORDER, order_id, now)
+            return payable_order(session, order_id), open_one, expired
 
     @contextmanager
     def _holding(self, order: PayableOrder, until, paid_now: bool = False):
@@ -272,13 +283,15 @@ class PaymentsService:
         extension = self._payable_extension(account_id, extension_id)
         return pay_extension_with_balance(SqlUnits(self.db, SqlBalance), account_id, extension, utcnow())
 
-    def _payable_order(self, account_id, order_id) -> PayableOrder:
-        """The order from payments' own copy or, asked before its `order_created` came (the instant it was
-        recorded), from orders itself, rather than after a wait for the event; payable now."""
-        order = None
+    def _payable_order(self, account_id, order_id, copy: PayableOrder | None = None) -> PayableOrder:
+        """The order from payments' own copy (`copy` when the caller read it) or, asked before its
+        `order_created` came (the instant it was recorded), from orders itself, rather than after a wait for the
+        event; payable now."""
+        order = copy
         if isinstance(order_id, str):
-            with self.db.read() as session:
-                order = payable_order(session, order_id)
+            if order is None:
+                with self.db.read() as session:
+                    order = payable_order(session, order_id)
             if order is None or order.total_usd_cents is None:  # only a status change of it has come, if anything
                 answer = call_service(self.orders.get_payable_order, account_id, order_id)
                 order = created_order(OrderCreated.from_message(answer["created"]), answer["status"])

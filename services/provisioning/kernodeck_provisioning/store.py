@@ -130,6 +130,13 @@ _LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions"
 class SqlProvisioning(SqlUnit):
     """Provisioning's unit on one kit transaction (its events leave through the outbox)."""
 
+    def __init__(self, tx):
+        super().__init__(tx)
+        # Orders `get_rental` found no rental of in this transaction: saving one is an insert, with no row to read
+        # again nor claims to clear (a hold does it under its model's lock, where each round trip makes the next
+        # hold of the model wait).
+        self._absent: set[str] = set()
+
     # Models are read as plain rows and written by one upsert: a model copied by the catalog sync and by an
     # operator's add_node at once (neither sees the other's row before its commit) is written twice, not refused.
     def get_model(self, model_id, lock=False):
@@ -196,16 +203,24 @@ class SqlProvisioning(SqlUnit):
     def get_rental(self, order_id):
         self.session.expire_all()  # read what the row holds now: the caller may just have taken the model's lock
         row = self.session.get(RentalRow, order_id)
-        return None if row is None else _rental(row)
+        if row is None:
+            self._absent.add(order_id)
+            return None
+        self._absent.discard(order_id)
+        return _rental(row)
 
     def save_rental(self, rental):
-        row = self.session.get(RentalRow, rental.order_id) or RentalRow(
-            order_id=rental.order_id,
-            account_id=rental.account_id,
-            model_id=rental.model_id,
-            gpus=rental.gpus,
-            status="",
-        )
+        new = rental.order_id in self._absent
+        self._absent.discard(rental.order_id)
+        row = None if new else self.session.get(RentalRow, rental.order_id)
+        if row is None:
+            row = RentalRow(
+                order_id=rental.order_id,
+                account_id=rental.account_id,
+                model_id=rental.model_id,
+                gpus=rental.gpus,
+                status="",
+            )
         for name in (
             "gpus",
             "node_id",
@@ -230,7 +245,8 @@ class SqlProvisioning(SqlUnit):
                 ),
             )
         self.session.add(row)
-        self.session.execute(delete(GpuClaimRow).where(GpuClaimRow.order_id == rental.order_id))
+        if not new:
+            self.session.execute(delete(GpuClaimRow).where(GpuClaimRow.order_id == rental.order_id))
         self.session.add_all(
             GpuClaimRow(node_id=rental.node_id, gpu_index=i, order_id=rental.order_id) for i in rental.claims
         )

@@ -67,3 +67,33 @@ def test_a_model_copied_by_two_units_at_once_is_written_not_refused(database_url
         unit.save_model(GpuModel("h100", "cuda", 1, published_lots=5))
         assert unit.get_model("h100").published_lots == 5
     engine.dispose()
+
+
+def test_a_hold_taken_released_and_taken_again_claims_its_gpus_once_and_tells_the_free_lots(database_url):
+    """A new hold is inserted without reading its rental again; one taken again after its release replaces its
+    claims; each announces the lots left, from the model read under its lock."""
+    truncate_all(database_url)
+    engine = make_engine(database_url)
+    store = Store(engine, "provisioning", relay=None)
+    units = SqlUnits(store, SqlProvisioning)
+    node = inventory.add_node(units, "10.0.0.1", 22, HOST_KEY, GpuModel("h100", "cuda", 1), "h100", 5, "", NOW)
+    inventory.node_checked(units, node.id, Isolation.KERNEL, "", NOW)
+    until = NOW + timedelta(minutes=30)
+
+    def claims_and_lots() -> tuple[list[tuple[str, int]], int]:
+        with units.transaction() as unit:
+            lots = unit.get_model("h100").published_lots
+        with store.read() as session:
+            claims = session.execute(select(GpuClaimRow.order_id, GpuClaimRow.gpu_index)).all()
+        return sorted(claims), lots
+
+    assert capacity.hold(units, "o1", "a", "h100", 2, until, NOW)["new"]
+    assert claims_and_lots() == ([("o1", 0), ("o1", 1)], 3)
+    assert capacity.release(units, "o1", "released_by_payments")
+    assert claims_and_lots() == ([], 5)
+    assert capacity.hold(units, "o1", "a", "h100", 1, until, NOW)["new"]
+    assert capacity.hold(units, "o2", "a", "h100", 1, until, NOW)["new"]
+    claims, lots = claims_and_lots()
+    assert [order for order, _ in claims] == ["o1", "o2"] and len({index for _, index in claims}) == 2
+    assert lots == 3
+    engine.dispose()

@@ -37,11 +37,16 @@ def loads_of(unit: ProvisioningUnit, model_id: str) -> list[NodeLoad]:
 
 
 def announce_capacity(
-    unit: ProvisioningUnit, model_id: str, force: bool = False, loads: list[NodeLoad] | None = None
+    unit: ProvisioningUnit,
+    model_id: str,
+    force: bool = False,
+    loads: list[NodeLoad] | None = None,
+    model: GpuModel | None = None,
 ) -> int:
     """Tell the catalog the model's free lots and the lots unpaid holds set aside when they changed (or always,
-    with `force`); `loads`, when the caller has them current, spare reading them again."""
-    model = unit.get_model(model_id)
+    with `force`); `loads` and `model`, when the caller has them current (read under the model's lock), spare
+    reading them again."""
+    model = model or unit.get_model(model_id)
     lots = available_lots(loads if loads is not None else loads_of(unit, model_id), model.gpus_per_lot)
     held = unit.held_gpus(model_id) // model.gpus_per_lot
     if force or (lots, held) != (model.published_lots, model.published_held_lots):
@@ -115,7 +120,7 @@ def hold(
         rental.payments_in_flight = frozenset()
         unit.save_rental(rental)
         next(load for load in loads if load.node.id == placement.node.id).claimed.update(placement.gpu_indices)
-        announce_capacity(unit, model_id, loads=loads)
+        announce_capacity(unit, model_id, loads=loads, model=model)
         return hold_view(rental, new=True)
 
 
