@@ -35,6 +35,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_payments import ORDER
+from bench.bench_transport import machine_line
 from bench.measure import bearer_for_new_customer
 from infra.local.devnet import DEV_CONFIRMATIONS, Devnet
 from infra.local.isolation import running_stack
@@ -52,7 +53,7 @@ STAGES = (
 
 
 def busy_block(log_dir: Path, stores=("postgresql", "sqlite"), profile_dir: Path | None = None) -> list[str]:
-    lines = []
+    lines = [machine_line()]
     for store in stores:
         devnet = Devnet(log_dir / store / "devnet", networks=("bitcoin",), watcher_status_s=1.0)
         env = devnet.start(log=lambda line: None)
@@ -80,7 +81,7 @@ def busy_block(log_dir: Path, stores=("postgresql", "sqlite"), profile_dir: Path
                 lines += asyncio.run(_measure(stack, devnet.nodes["bitcoin"], store, profile_dir is not None))
         finally:
             devnet.stop()
-    return lines
+    return [*lines, machine_line()]
 
 
 async def _measure(stack, node, store: str, profiling: bool) -> list[str]:

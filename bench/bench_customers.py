@@ -145,8 +145,20 @@ def cpu_seconds(stack) -> dict[str, float]:
 
 
 def cpu_per_flow(before: dict, after: dict, flows: int) -> list[str]:
+    """Each process's CPU a flow, and the floor that CPU sets: the customers never pause, so a flow takes
+    CUSTOMERS / (flows a second) (Little's law), and the flows a second are at most the CPUs over the CPU a flow,
+    even with every CPU ours and the broker, the database and the customers' client costing nothing."""
     spent = sorted(((after[name] - before[name]) / flows, name) for name in before)
-    return ["  CPU ms a flow: " + ", ".join(f"{name} {s * 1000:.1f}" for s, name in reversed(spent))]
+    cpus, total = os.cpu_count(), sum(s for s, _ in spent)
+    target_flow_s = len(STEPS) * TARGET_P99_MS / 1000 / 2  # each request's mean at most half its p99 target
+    return [
+        "  CPU ms a flow: " + ", ".join(f"{name} {s * 1000:.1f}" for s, name in reversed(spent)),
+        f"  floor from that CPU: {total * 1000:.1f} ms a flow on {cpus} CPUs wholly ours -> at most "
+        f"{cpus / total:.0f} flows/s -> {CUSTOMERS} customers wait >= {CUSTOMERS * total / cpus * 1000:.0f} ms a "
+        f"flow ({CUSTOMERS * total / cpus / len(STEPS) * 1000:.0f} ms a request on average); a request's mean "
+        f"within half of {TARGET_P99_MS} ms needs <= {target_flow_s * cpus / CUSTOMERS * 1000:.1f} ms CPU a flow "
+        f"on {cpus} CPUs, or {total * CUSTOMERS / target_flow_s:.1f} CPUs at this cost",
+    ]
 
 
 def time_in_services(before: dict, after: dict) -> list[str]:
