@@ -10,7 +10,7 @@ from kernodeck_catalog.use_cases import apply_capacity, current_catalog
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import CapacityChanged
 from kernodeck_kit.transport.dependencies import Database, Instrumented
-from kernodeck_kit.transport.events import consumer
+from kernodeck_kit.transport.events import batch_consumer
 from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.units import SqlUnits
 
@@ -61,7 +61,9 @@ class CatalogService:
     def quote(self, model, duration_days, lots, preparation) -> dict:
         return self._catalog().quote(model, duration_days, lots, preparation).model_dump()
 
-    @consumer(CapacityChanged)
-    def on_capacity_changed(self, payload: dict) -> None:
-        apply_capacity(self.units, CapacityChanged.from_message(payload))
+    # Every new hold changes the lots held: counts come in bursts when customers arrive together. Those that came
+    # while the handler was busy are applied in one unit, and the catalog loaded again once for them all.
+    @batch_consumer(CapacityChanged)
+    def on_capacity_changed(self, payloads: list[dict]) -> None:
+        apply_capacity(self.units, [CapacityChanged.from_message(payload) for payload in payloads])
         self.refresh_catalog()

@@ -20,14 +20,15 @@ def current_catalog(units: Units[CatalogUnit]) -> Catalog:
         return unit.catalog()
 
 
-def apply_capacity(units: Units[CatalogUnit], event: CapacityChanged) -> bool:
-    """Provisioning's count for one model, applied once and only when newer than the last; True when applied."""
-    with units.consume(event) as unit:
-        current = unit.capacity(event.model_id) if unit is not None else None
-        updated = (
-            current.update(event.available_lots, event.held_lots, event.occurred_at) if current is not None else None
-        )
-        if updated is None:
-            return False
-        unit.set_capacity(event.model_id, updated)
-        return True
+def apply_capacity(units: Units[CatalogUnit], events: list[CapacityChanged]) -> int:
+    """Provisioning's counts that came together, in one unit: each applied once, and only when newer than the
+    model's last (whatever order they came in); how many were applied."""
+    applied = 0
+    with units.consume_each(events) as (unit, fresh):
+        for event in fresh:
+            current = unit.capacity(event.model_id)
+            updated = current.update(event.available_lots, event.held_lots, event.occurred_at) if current else None
+            if updated is not None:
+                unit.set_capacity(event.model_id, updated)
+                applied += 1
+    return applied
