@@ -108,13 +108,14 @@ def running_stack(
             # The test machine is shared with unrelated test runs: hashing yields to those only where
             # asked (the registration benchmark), as it yields to the stack's own services in production.
             "ACCOUNTS_PASSWORD_HASHING_NICENESS": "0",
-            # A test's or a benchmark's one customer piles up unpaid orders and holds (200 intents racing for 10
-            # GPUs, a thousand orders to time): the per-account limits are the services' own tests'.
+            # A test's or a benchmark's one customer piles up unpaid orders, holds and addresses (200 intents
+            # racing for 10 GPUs, a thousand intents to time): the per-account limits are the services' own tests'.
             "ORDERS_UNPAID_PER_ACCOUNT": "100000",
             "ORDERS_CREATED_PER_WINDOW": "100000",
             "PROVISIONING_HELD_GPUS_PER_ACCOUNT": "100000",
             "PROVISIONING_NEWCOMERS_HELD_PERCENT": "100",
             "PAYMENTS_EXPIRED_HOLDS_LIMIT": "100000",
+            "PAYMENTS_UNFUNDED_ADDRESSES_PER_NETWORK": "100000",
         }
         options.setdefault("bus_users", "" if broker else MANAGEMENT_URL)  # a broker of the caller's: no API
         stack = Stack(

@@ -11,11 +11,13 @@ from kernodeck_gateway.schemas import PaymentMethodChoice, present_payment
 router = APIRouter(prefix="/api/v1/extensions", tags=["orders"])
 
 
-@router.post("/{extension_id}/payments", status_code=201, responses=refusals(404, 409))
+@router.post("/{extension_id}/payments", status_code=201, responses=refusals(404, 409, 429))
 async def create_extension_payment(
     extension_id: str, body: PaymentMethodChoice, caller: CurrentCaller, rpc: Rpc
 ) -> ExtensionPayment:
-    """A crypto payment intent for the extension's price; 409 once it is paid or past its due date."""
+    """A crypto payment intent for the extension's price; 409 once it is paid or past its due date, 429
+    `too_many_requests` (Retry-After) when the account was given as many addresses on the network lately as it may
+    while nothing reached them."""
     payment = await rpc.call(
         "payments", "create_extension_payment", caller.account_id, extension_id, body.asset, body.network
     )

@@ -113,7 +113,8 @@ async def create_order_payment(
     awaiting payment or its GPUs are not free (`out_of_capacity`, also when accounts yet to pay a first order hold
     their whole share of the model), 409 `hold_limit_reached` when the account's unpaid orders hold as many GPUs as
     it may, 429 `holds_cooling_off` (Retry-After) when too many of its payments for orders expired unpaid lately,
-    422 `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine
+    429 `too_many_requests` (Retry-After) when it was given as many addresses on the network lately as it may
+    while nothing reached them, 422 `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine
     that cannot be handed over; the order stays as it is)."""
     payment = await rpc.call("payments", "create_order_payment", caller.account_id, order_id, body.asset, body.network)
     return present_payment(payment)

@@ -10,8 +10,10 @@ from kernodeck_gateway.schemas import NewTopup, present_topup
 router = APIRouter(prefix="/api/v1/topups", tags=["topups"])
 
 
-@router.post("", status_code=201, responses=refusals(409))
+@router.post("", status_code=201, responses=refusals(409, 429))
 async def create_topup(body: NewTopup, caller: CurrentCaller, rpc: Rpc) -> Topup:
+    """A top-up and its crypto payment intent: 429 `too_many_requests` (Retry-After) when the account was given as
+    many addresses on the network lately as it may while nothing reached them."""
     topup = await rpc.call("payments", "create_topup", caller.account_id, body.amount_usd, body.asset, body.network)
     return present_topup(topup)
 

@@ -65,6 +65,10 @@ class PaymentsSettings(ServiceSettings):
     # An account whose order intents expired unpaid this many times within the window holds no GPUs for a new
     # intent (HOLDS_COOLING_OFF) until the oldest of them leaves the window: each one held GPUs from everyone.
     expired_holds_limit: int = Field(6, ge=1)
+    # Addresses one account may be given on one network within the window while nothing of their asset reached
+    # them (429 too_many_requests beyond): each takes a Solana pool address or a derivation index for good.
+    unfunded_addresses_per_network: int = Field(10, ge=1)
+    unfunded_addresses_window_hours: int = Field(24, ge=1, le=24 * 30)
     expired_holds_window_hours: int = Field(24, ge=1, le=24 * 30)
     monitoring_window_days: int = Field(7, ge=1, le=90)
 
@@ -144,6 +148,10 @@ class PaymentsSettings(ServiceSettings):
     @property
     def intent_shortest(self) -> timedelta:
         return timedelta(minutes=self.intent_shortest_minutes)
+
+    @property
+    def unfunded_addresses_window(self) -> timedelta:
+        return timedelta(hours=self.unfunded_addresses_window_hours)
 
     @property
     def expired_holds_window(self) -> timedelta:

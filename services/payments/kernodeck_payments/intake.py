@@ -17,9 +17,9 @@ from kernodeck_kit.units import SqlUnit, Units
 from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard, load_board
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import crypto_amount
-from kernodeck_payments.domain.intents import Purpose, address_key
+from kernodeck_payments.domain.intents import Purpose, address_key, check_address_cap
 from kernodeck_payments.domain.methods import Method, token_contract
-from kernodeck_payments.store.addresses import take_index, take_solana_address
+from kernodeck_payments.store.addresses import take_index, take_solana_address, unfunded_issued_since
 from kernodeck_payments.store.intents import open_intents_of
 from kernodeck_payments.store.tables import PaymentIntent
 from kernodeck_payments.tracking import instructions_created
@@ -31,6 +31,10 @@ class IntakeUnit(Protocol):
 
     def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
         """The account's intents still open (store/intents.open_intents_of), oldest first."""
+
+    def unfunded_issued_since(self, account_id: str, network: str, since: datetime) -> list[datetime]:
+        """When the account's intents on `network` created since `since` whose address received nothing of the
+        intent's own asset were created, oldest first (a foreign token's dust funds nothing)."""
 
     def take_index(self, network: str) -> int:
         """The network's next derivation index, never handed out twice."""
@@ -52,6 +56,9 @@ class SqlIntake(SqlUnit):
 
     def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
         return open_intents_of(self.session, account_id, now)
+
+    def unfunded_issued_since(self, account_id: str, network: str, since: datetime) -> list[datetime]:
+        return unfunded_issued_since(self.session, account_id, network, since)
 
     def take_index(self, network: str) -> int:
         return take_index(self.session, network)
@@ -86,6 +93,9 @@ def open_payment(
         if same is not None:
             return same
         _check_limits(open_now, settings, reference_id)
+        window = settings.unfunded_addresses_window
+        issued = unit.unfunded_issued_since(account_id, method.network, now - window)
+        check_address_cap(issued, settings.unfunded_addresses_per_network, window, method.network, now)
         board = unit.board(now)
         for row in also:
             unit.add(row)

@@ -64,7 +64,7 @@ from kernodeck_payments.refunds import SqlRefunds, refund_failed_order, refund_r
 from kernodeck_payments.reporting import report_payment
 from kernodeck_payments.settlement import SqlSettlement, apply_transfers, credit_balance, sweep
 from kernodeck_payments.state_metrics import read_state
-from kernodeck_payments.store.addresses import release_solana_addresses, solana_pool_left
+from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
 from kernodeck_payments.store.intents import (
     open_intents_of,
@@ -448,15 +448,11 @@ class PaymentsService:
 
     @configured_timer(PaymentsSettings, "sweep_interval_s")
     def sweep(self) -> int:
-        """Intents whose deadline passed with something left to decide: reconcile them; Solana addresses that
-        received nothing go back to the pool once watched no more."""
-        now = utcnow()
-        swept = sweep(self._settlement(), now, SWEEP_BATCH)
-        with self.db.transaction() as tx:
-            released = release_solana_addresses(tx.session, now)
-            pool_left = solana_pool_left(tx.session)
-        if released:
-            log.info("Solana addresses back in the pool", extra={"released": released})
+        """Intents whose deadline passed with something left to decide: reconcile them; a word when the Solana pool
+        (whose addresses are each given once) runs low."""
+        swept = sweep(self._settlement(), utcnow(), SWEEP_BATCH)
+        with self.db.read() as session:
+            pool_left = solana_pool_left(session)
         if pool_left < self.settings.solana_pool_low:
             log.warning("the Solana address pool is running low", extra={"unused": pool_left})
         return swept

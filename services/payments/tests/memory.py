@@ -62,6 +62,14 @@ class MemoryIntake(MemoryUnit[IntakeTables]):
             ),
         )
 
+    def unfunded_issued_since(self, account_id: str, network: str, since: datetime) -> list[datetime]:
+        """No transfer lives here: every address is unfunded."""
+        mine = self.where(
+            self.tables.intents,
+            lambda row: row.account_id == account_id and row.network == network and row.created_at > since,
+        )
+        return sorted(row.created_at for row in mine)
+
     def take_index(self, network: str) -> int:
         index = self.tables.next_index.get(network, 0)
         self.tables.next_index[network] = index + 1

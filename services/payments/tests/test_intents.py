@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from kernodeck_chains.derivation import derive_deposit_address
 from kernodeck_chains.networks import chain_params
-from kernodeck_contracts.events import TransferSeen, WatcherStatus
+from kernodeck_contracts.events import WatcherStatus
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.units import SqlUnits
@@ -32,7 +32,6 @@ from services.payments.tests.helpers import (
     refusal,
     report_watchers,
     run_entrypoint,
-    txid,
     wait_until,
 )
 
@@ -241,28 +240,20 @@ def test_solana_takes_addresses_from_the_operator_pool_and_reports_an_empty_one(
     assert code_of(payments.create_order_payment, ACC, new_order(ACC)["id"], "SOL", "solana") == "method_unavailable"
 
 
-def test_a_solana_address_that_received_nothing_goes_back_to_the_pool_once_its_watch_ends(
-    order, payments, payments_db, running, new_order, watcher
+def test_a_solana_address_is_never_handed_to_anyone_else_even_once_its_watch_ended_with_nothing(
+    order, payments, payments_db, running, new_order
 ):
-    fill_solana_pool(payments_db, SOLANA_POOL[:2])
+    """PRODUCT.md: an address is never reused. A late transfer, or a customer paying a saved address, pays the
+    customer it was given to; the pool shrinks, and the operator's alert says when to import more."""
+    fill_solana_pool(payments_db, SOLANA_POOL[:1])
     quiet = payments.create_order_payment(ACC, order["id"], "SOL", "solana")
-    paid_to = payments.create_order_payment(ACC, new_order(ACC)["id"], "SOL", "solana")
-    watcher.send(TransferSeen, network="solana", txid=txid(), index=0, address=paid_to["address"], amount=1)
-    assert methods(payments)[("SOL", "solana")] == "address_pool_empty"
-
     payments_db.execute("UPDATE payment_intents SET watch_until = :at WHERE id = :id", at=now(), id=quiet["id"])
-    payments_db.execute(
-        "UPDATE payment_intents SET watch_until = :at WHERE id = :id", at=now() + timedelta(minutes=1), id=paid_to["id"]
-    )
     run_entrypoint(running["payments"], "sweep")
-    assert methods(payments)[("SOL", "solana")] is None  # the quiet one's address, and only it, is back
-
-    payments_db.execute("UPDATE payment_intents SET watch_until = :at WHERE id = :id", at=now(), id=paid_to["id"])
-    run_entrypoint(running["payments"], "sweep")
-    again = payments.create_order_payment(ACC, new_order(ACC)["id"], "SOL", "solana")
-    assert again["address"] == quiet["address"] != paid_to["address"]  # something arrived there: kept
     assert methods(payments)[("SOL", "solana")] == "address_pool_empty"
-    assert payments.get_payment(ACC, quiet["id"])["address"] == quiet["address"]  # its history stays
+    assert code_of(payments.create_order_payment, "acc2", new_order("acc2")["id"], "SOL", "solana") == (
+        "method_unavailable"
+    )
+    assert payments.get_payment(ACC, quiet["id"])["address"] == SOLANA_POOL[0]
 
 
 def test_instructions_for_an_order_end_with_the_order_when_it_lapses_sooner(

@@ -61,3 +61,42 @@ def test_a_database_at_0001_upgrades_to_the_models_with_each_intents_address_key
     engine.dispose()
     assert keys == {network: address_key(network, address) for network, address in ADDRESSES.items()}
     assert_schema_is_the_models(PACKAGE, at_0001)
+
+
+def test_solana_addresses_given_back_to_the_pool_by_an_older_release_are_retired(database_at):
+    url = database_at(PACKAGE, "0010_ssh_key_given")
+    engine = make_engine(url)
+    now = datetime.now(UTC)
+    used, unused = "So1anaUsedAddress11111111111111111111111111", "So1anaFreshAddress1111111111111111111111111"
+    with engine.begin() as conn:
+        intents = Table("payment_intents", MetaData(), autoload_with=conn)
+        pool = Table("solana_pool", MetaData(), autoload_with=conn)
+        conn.execute(
+            intents.insert(),
+            {
+                "id": "pi-sol",
+                "purpose": "order",
+                "account_id": "acc1",
+                "reference_id": "o1",
+                "asset": "SOL",
+                "network": "solana",
+                "address": used,
+                "address_key": None,  # given back to the pool once its watch ended with nothing received
+                "amount": "1",
+                "amount_usd_cents": 1,
+                "rate": "1",
+                "rate_source": "file",
+                "required_confirmations": 1,
+                "status": "expired",
+                **dict.fromkeys(("expires_at", "watch_until", "created_at", "updated_at"), now),
+            },
+        )
+        conn.execute(pool.insert(), [{"address": a, "intent_id": None, "imported_at": now} for a in (used, unused)])
+
+    command.upgrade(alembic_config(PACKAGE, url), "head")
+
+    with engine.begin() as conn:
+        pool = Table("solana_pool", MetaData(), autoload_with=conn)
+        owners = dict(conn.execute(select(pool.c.address, pool.c.intent_id)).all())
+    engine.dispose()
+    assert owners == {used: "pi-sol", unused: None}

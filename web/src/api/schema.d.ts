@@ -283,7 +283,9 @@ export interface paths {
         put?: never;
         /**
          * Create Extension Payment
-         * @description A crypto payment intent for the extension's price; 409 once it is paid or past its due date.
+         * @description A crypto payment intent for the extension's price; 409 once it is paid or past its due date, 429
+         *     `too_many_requests` (Retry-After) when the account was given as many addresses on the network lately as it may
+         *     while nothing reached them.
          */
         post: operations["create_extension_payment_api_v1_extensions__extension_id__payments_post"];
         delete?: never;
@@ -487,7 +489,8 @@ export interface paths {
          *     awaiting payment or its GPUs are not free (`out_of_capacity`, also when accounts yet to pay a first order hold
          *     their whole share of the model), 409 `hold_limit_reached` when the account's unpaid orders hold as many GPUs as
          *     it may, 429 `holds_cooling_off` (Retry-After) when too many of its payments for orders expired unpaid lately,
-         *     422 `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine
+         *     429 `too_many_requests` (Retry-After) when it was given as many addresses on the network lately as it may
+         *     while nothing reached them, 422 `ssh_key_required` when neither the order nor the account has an SSH key (nothing is taken for a machine
          *     that cannot be handed over; the order stays as it is).
          */
         post: operations["create_order_payment_api_v1_orders__order_id__payments_post"];
@@ -712,7 +715,11 @@ export interface paths {
          */
         get: operations["list_topups_api_v1_topups_get"];
         put?: never;
-        /** Create Topup */
+        /**
+         * Create Topup
+         * @description A top-up and its crypto payment intent: 429 `too_many_requests` (Retry-After) when the account was given as
+         *     many addresses on the network lately as it may while nothing reached them.
+         */
         post: operations["create_topup_api_v1_topups_post"];
         delete?: never;
         options?: never;
@@ -3352,6 +3359,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Service unavailable */
             503: {
                 headers: {
@@ -4936,6 +4952,15 @@ export interface operations {
             };
             /** @description Invalid input */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,10 +1,11 @@
 """Payment intents and the transfers attributed to them, as plain data."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from fractions import Fraction
 
+from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.statuses import TransferStatus
 
 
@@ -73,3 +74,18 @@ def normalize_token(network: str, token: str | None) -> str | None:
 def address_key(network: str, address: str) -> str:
     """One spelling per deposit address, for matching what a watcher reports to the intent that owns it."""
     return normalize_token(network, address)
+
+
+def check_address_cap(issued: list[datetime], limit: int, window: timedelta, network: str, now: datetime) -> None:
+    """Refuse one more address on `network` while the account's unfunded addresses issued within `window` reach
+    `limit`; `issued`: when they were, oldest first. The wait ends when enough of them left the window."""
+    if len(issued) < limit:
+        return
+    wait = issued[len(issued) - limit] + window - now
+    raise ServiceError(
+        ErrorCode.TOO_MANY_REQUESTS,
+        f"{len(issued)} {network} addresses were given to this account in the last "
+        f"{int(window.total_seconds()) // 3600} hours and nothing was paid to them: pay one of your open payments, "
+        "or choose another network",
+        retry_after=max(1, -int(-wait.total_seconds() // 1)),
+    )

@@ -1,8 +1,9 @@
-"""Deposit address allocation: an index per derived address, a pool for Solana."""
+"""Deposit address allocation: an index per derived address, a pool for Solana (each pool address given once,
+then retired with its intent: never handed to anyone else)."""
 
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlmodel import Session
 
 from kernodeck_kit.db import insert_for, is_postgres
@@ -25,6 +26,25 @@ def take_index(session: Session, network: str) -> int:
     return taken - 1
 
 
+def unfunded_issued_since(session: Session, account_id: str, network: str, since: datetime) -> list[datetime]:
+    """When the account's intents on `network` created since `since` were created, those whose address received
+    something of the intent's own asset left out (a foreign token's dust funds nothing), oldest first."""
+    funded = select(ChainTransferRow.intent_id).where(
+        ChainTransferRow.intent_id == PaymentIntent.id,
+        or_(
+            func.lower(ChainTransferRow.token) == func.lower(PaymentIntent.token),
+            ChainTransferRow.token.is_(None) & PaymentIntent.token.is_(None),
+        ),
+    )
+    query = select(PaymentIntent.created_at).where(
+        PaymentIntent.account_id == account_id,
+        PaymentIntent.network == network,
+        PaymentIntent.created_at > since,
+        ~funded.exists(),
+    )
+    return list(session.execute(query.order_by(PaymentIntent.created_at)).scalars())
+
+
 def take_solana_address(session: Session, intent_id: str) -> str | None:
     query = (
         select(SolanaPoolAddress)
@@ -41,34 +61,6 @@ def take_solana_address(session: Session, intent_id: str) -> str | None:
     session.add(row)
     session.flush()
     return row.address
-
-
-def release_solana_addresses(session: Session, now: datetime) -> int:
-    """Give back to the pool the addresses of Solana intents whose watch ended with nothing received on them.
-
-    The intent keeps its address for its history but no longer owns it, so a later intent may take it."""
-    received = select(ChainTransferRow.address).where(ChainTransferRow.network == "solana")
-    ended = list(
-        session.execute(
-            select(PaymentIntent)
-            .where(
-                PaymentIntent.network == "solana",
-                PaymentIntent.address_key.is_not(None),
-                PaymentIntent.watch_until <= now,
-                PaymentIntent.address.not_in(received),
-            )
-            .with_for_update(skip_locked=True)
-        ).scalars()
-    )
-    released = 0
-    for intent in ended:
-        intent.address_key = None
-        session.add(intent)
-        session.execute(
-            update(SolanaPoolAddress).where(SolanaPoolAddress.intent_id == intent.id).values(intent_id=None)
-        )
-        released += 1
-    return released
 
 
 def solana_pool_left(session: Session) -> int:

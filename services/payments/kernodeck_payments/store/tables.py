@@ -27,8 +27,8 @@ class PaymentIntent(SQLModel, table=True):
     asset: str = Field(max_length=8)
     network: str = Field(max_length=16)
     address: str = Field(max_length=128)  # as shown to the customer (EIP-55 case on Ethereum)
-    # One intent per address at a time: the unique index refuses a reuse, whatever the spelling. None once a
-    # Solana pool address went back to the pool (its intent received nothing and its watch ended).
+    # One intent per address: the unique index refuses a reuse, whatever the spelling. (None only on intents of
+    # an older release that gave a Solana pool address back to the pool; pool addresses are now given once.)
     address_key: str | None = Field(default=None, max_length=128, unique=True)
     derivation_index: int | None = None
     amount: int = Field(sa_column=Column(BaseUnits(), nullable=False))
