@@ -7,9 +7,11 @@ import pytest
 
 from kernodeck_contracts.events import TransferSeen
 from services.payments.tests.helpers import code_of, now, refusal, txid
+from services.payments.tests.test_intents import SOLANA_POOL, fill_solana_pool
 
 ACC = "acc1"
 UNKNOWN_TOKEN = "0x000000000000000000000000000000000000dEaD"
+UNKNOWN_MINT = "Dust1111111111111111111111111111111111111111"
 
 
 @pytest.fixture
@@ -34,11 +36,19 @@ def test_two_unfunded_addresses_a_network_then_the_account_waits_for_the_window(
     assert topup(payments)["status"] == "awaiting_transfer"  # the first left the window
 
 
-def test_a_payment_frees_a_place_and_a_foreign_tokens_dust_does_not(payments_ready, payments, watcher):
-    dusted, paid = topup(payments, "ethereum", "ETH"), topup(payments, "ethereum", "ETH")
+@pytest.mark.parametrize(
+    ("asset", "network", "foreign_token"),
+    [("ETH", "ethereum", UNKNOWN_TOKEN), ("SOL", "solana", UNKNOWN_MINT)],
+    ids=["unknown ERC-20", "unknown SPL mint"],
+)
+def test_a_payment_frees_a_place_and_a_foreign_tokens_dust_does_not(
+    payments_ready, payments, payments_db, watcher, asset, network, foreign_token
+):
+    fill_solana_pool(payments_db, SOLANA_POOL)
+    dusted, paid = topup(payments, network, asset), topup(payments, network, asset)
     watcher.send(
-        TransferSeen, network="ethereum", txid=txid(), index=0, address=dusted["address"], amount=1, token=UNKNOWN_TOKEN
+        TransferSeen, network=network, txid=txid(), index=0, address=dusted["address"], amount=1, token=foreign_token
     )
-    assert code_of(payments.create_topup, ACC, 10_000, "ETH", "ethereum") == "too_many_requests"
-    watcher.send(TransferSeen, network="ethereum", txid=txid(), index=0, address=paid["address"], amount=1)
-    assert topup(payments, "ethereum", "ETH")["status"] == "awaiting_transfer"
+    assert code_of(payments.create_topup, ACC, 10_000, asset, network) == "too_many_requests"
+    watcher.send(TransferSeen, network=network, txid=txid(), index=0, address=paid["address"], amount=1)
+    assert topup(payments, network, asset)["status"] == "awaiting_transfer"
