@@ -104,14 +104,16 @@ services-flows:  # the flows across services, and the chain watchers on their no
 test-http:
 	$(MAKE) $(LANES) -j$(LANE_JOBS) http-fuzz http-payments http-rest
 
+# Notify runs beside the fuzz, apart from the end-to-end tests that import the services: its `orders` copy
+# and the orders service's table share SQLModel's one metadata, which a process can define once.
 http-fuzz:  # schemathesis over the OpenAPI document, on a stack of its own
-	$(ASYNC) tests/e2e/test_openapi_fuzz.py
+	$(ASYNC) tests/e2e/test_openapi_fuzz.py services/notify
 
 http-payments:  # payments through the gateway, on the stack and on the chains' stack
 	$(ASYNC) tests/e2e/test_payments_http.py tests/e2e/test_chain_payments.py tests/e2e/test_provisioning.py
 
 http-rest:
-	$(ASYNC) tests/e2e gateway/tests services/notify tests/test_env_example.py tests/test_docs_drift.py infra/lib \
+	$(ASYNC) tests/e2e gateway/tests tests/test_env_example.py tests/test_docs_drift.py infra/lib \
 	  infra/devnet infra/prometheus infra/grafana infra/k8s admin --ignore=tests/e2e/test_openapi_fuzz.py \
 	  --ignore=tests/e2e/test_payments_http.py --ignore=tests/e2e/test_chain_payments.py \
 	  --ignore=tests/e2e/test_provisioning.py
