@@ -16,7 +16,7 @@ from tests.test_env_example import SETTINGS, env_keys
 CODE = {".py", ".sh", ".yml", ".yaml", ".toml", ".mjs", ".ts", ".tsx", ".json", ".cfg", ".ini"}
 PREFIXES = "CATALOG|ACCOUNTS|ORDERS|PAYMENTS|PROVISIONING|SUPPORT|NOTIFY|WATCHER|GATEWAY|KERNODECK|OPERATOR"
 SETTING = re.compile(
-    rf"(?<![\w$])(?:(?:{PREFIXES}|<[A-Z]+>)_[A-Z0-9_*<>]*[A-Z0-9*>]|AMQP_URI|AMQP_CA_FILE|DATA_DIR|LOG_LEVEL)\b"
+    rf"(?<![\w$])(?:(?:{PREFIXES}|<[A-Z]+>)_[A-Z0-9_*<>]*[A-Z0-9*>]|AMQP_URI|AMQP_CA_FILE|DATA_DIR|LOG_LEVEL)(?!\w)"
 )
 ADMIN = re.compile(r"kernodeck-admin ([a-z-]+)(?: ([a-z][a-z-]+)((?:\|[a-z-]+)*))?")
 PROGRAM = re.compile(r"(?<![\w/.-])(?<!cd )(kernodeck-[a-z]+)(?![\w/-])")  # not a folder: `kernodeck-pilot/`
