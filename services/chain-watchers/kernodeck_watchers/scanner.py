@@ -128,7 +128,24 @@ class Scanner:
             entry.unit.add_scanned_block(block, self.history_blocks)
             moved = Cursor(block.height, block.hash)
             entry.unit.save_cursor(moved, entry.now)
+            if block.height == tip_height:
+                # The pass's last block: the confirmations it brings go out with it, in its transaction, rather
+                # than in two more (a read, then a journal of their own) before the payment can settle.
+                self._count_in(entry, block.height)
         return moved
+
+    @staticmethod
+    def _count_in(entry: Journal, height: int) -> None:
+        """Confirmations at `height` of the transfers confirming, as this journal has them (stored, or recorded
+        in it)."""
+        confirming = {
+            (known.txid, known.index): known for known in entry.unit.tracked_in_state(TransferStatus.CONFIRMING)
+        }
+        confirming.update(entry.saved)
+        for key in confirming:
+            tracked, kind = transfers.count(entry.known(*key), height)
+            if kind is not None:
+                entry.record(tracked, kind)
 
     def _rewind(self, cursor: Cursor, tip: BlockRef) -> Cursor:
         """Back to the newest scanned block still on the best chain, withdrawing what the orphaned blocks held."""
