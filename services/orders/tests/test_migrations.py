@@ -85,7 +85,7 @@ def test_the_timelines_sentences_become_codes_with_their_parameters(at_0004):
         rows = [{"order_id": "o1", "at": NOW, "kind": kind, "detail": detail} for kind, detail, _, _ in WRITTEN]
         conn.execute(timeline.insert(), rows)
 
-    command.upgrade(alembic_config(PACKAGE, at_0004), "head")
+    command.upgrade(alembic_config(PACKAGE, at_0004), "heads")
 
     with engine.begin() as conn:
         timeline = Table("order_timeline", MetaData(), autoload_with=conn)

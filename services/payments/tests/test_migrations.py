@@ -53,7 +53,7 @@ def test_a_database_at_0001_upgrades_to_the_models_with_each_intents_address_key
             ],
         )
 
-    command.upgrade(alembic_config(PACKAGE, at_0001), "head")
+    command.upgrade(alembic_config(PACKAGE, at_0001), "heads")
 
     with engine.begin() as conn:
         intents = Table("payment_intents", MetaData(), autoload_with=conn)
@@ -93,7 +93,7 @@ def test_solana_addresses_given_back_to_the_pool_by_an_older_release_are_retired
         )
         conn.execute(pool.insert(), [{"address": a, "intent_id": None, "imported_at": now} for a in (used, unused)])
 
-    command.upgrade(alembic_config(PACKAGE, url), "head")
+    command.upgrade(alembic_config(PACKAGE, url), "heads")
 
     with engine.begin() as conn:
         pool = Table("solana_pool", MetaData(), autoload_with=conn)

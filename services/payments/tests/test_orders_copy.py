@@ -77,7 +77,7 @@ def test_an_order_orders_says_is_not_awaiting_payment_is_refused(payments_ready)
 def test_a_batch_of_status_changes_keeps_each_orders_newest(database_at):
     """Several changes of one order in a batch, in any order: the newest stays (the later of two as new), and
     one older than what is recorded changes nothing; orders never seen are kept for their creation."""
-    engine = make_engine(database_at("kernodeck_payments", "head"))
+    engine = make_engine(database_at("kernodeck_payments", "heads"))
     now = datetime.now(UTC)
     with Session(engine) as session:
         remember_order(session, created("known", now))

@@ -32,7 +32,7 @@ def test_nodes_registered_before_isolation_was_checked_are_unchecked_and_rentals
              "extra_days": 0, "extensions": "[]", "warned_hours": "[]", "access_secret": "", "reason": ""},
         )  # fmt: skip
 
-    command.upgrade(alembic_config(PACKAGE, url), "head")
+    command.upgrade(alembic_config(PACKAGE, url), "heads")
 
     with engine.begin() as conn:
         nodes = Table("nodes", MetaData(), autoload_with=conn)

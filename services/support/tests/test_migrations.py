@@ -38,7 +38,7 @@ def test_old_confirmations_become_codes_and_other_answers_stay_as_written(at_000
         written = [SENTENCE, SENTENCE + "\nThanks for asking early.", "Confirmed: an operator's own words."]
         conn.execute(answers.insert(), [{"request_id": "r1", "at": NOW, "author_id": "op", "text": t} for t in written])
 
-    command.upgrade(alembic_config(PACKAGE, at_0002), "head")
+    command.upgrade(alembic_config(PACKAGE, at_0002), "heads")
 
     with engine.begin() as conn:
         answers = Table("support_answers", MetaData(), autoload_with=conn)

@@ -46,7 +46,7 @@ def test_a_database_at_0003_upgrades_with_each_tron_watchs_account_id_stored(at_
             ],
         )  # fmt: skip
 
-    command.upgrade(alembic_config(PACKAGE, at_0003), "head")
+    command.upgrade(alembic_config(PACKAGE, at_0003), "heads")
 
     with engine.begin() as conn:
         watches = Table("watched_addresses", MetaData(), autoload_with=conn)

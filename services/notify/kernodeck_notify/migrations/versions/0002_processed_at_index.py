@@ -4,8 +4,6 @@ Revision ID: 0002_processed_at_index
 Revises: 0001_initial
 """
 
-from alembic import op
-
 revision = "0002_processed_at_index"
 down_revision = "0001_initial"
 branch_labels = None
@@ -13,8 +11,9 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_index("ix_processed_events_processed_at", "processed_events", ["processed_at"])
+    """Nothing since the kit owns its tables: its first revision (kit_0001_tables) makes processed_events with
+    this index; a database made before that got it here."""
 
 
 def downgrade() -> None:
-    op.drop_index("ix_processed_events_processed_at", table_name="processed_events")
+    """Nothing: the kit's revision drops the index with its table."""

@@ -14,7 +14,7 @@ import kernodeck_kit.types
 revision = '0001'
 down_revision = None
 branch_labels = None
-depends_on = None
+depends_on = "kit_0001_tables"  # the kit's tables (outbox, processed_events)
 
 
 def upgrade() -> None:
@@ -42,27 +42,6 @@ def upgrade() -> None:
         batch_op.create_index('ix_orders_account_id_created_at', ['account_id', 'created_at'], unique=False)
         batch_op.create_index('ix_orders_status_created_at', ['status', 'created_at'], unique=False)
 
-    op.create_table('outbox',
-    sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('event_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('source', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('event_type', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
-    sa.Column('payload', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('created_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
-    sa.Column('sent_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=True),
-    sa.Column('attempts', sa.Integer(), nullable=False),
-    sa.PrimaryKeyConstraint('id'),
-    sa.UniqueConstraint('event_id')
-    )
-    with op.batch_alter_table('outbox', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_outbox_sent_at'), ['sent_at'], unique=False)
-
-    op.create_table('processed_events',
-    sa.Column('consumer', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
-    sa.Column('event_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('processed_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('consumer', 'event_id')
-    )
     op.create_table('order_timeline',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('order_id', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
@@ -84,11 +63,6 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_order_timeline_order_id'))
 
     op.drop_table('order_timeline')
-    op.drop_table('processed_events')
-    with op.batch_alter_table('outbox', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_outbox_sent_at'))
-
-    op.drop_table('outbox')
     with op.batch_alter_table('orders', schema=None) as batch_op:
         batch_op.drop_index('ix_orders_status_created_at')
         batch_op.drop_index('ix_orders_account_id_created_at')

@@ -14,7 +14,7 @@ import kernodeck_kit.types
 revision = '0001'
 down_revision = None
 branch_labels = None
-depends_on = None
+depends_on = "kit_0001_tables"  # the kit's tables (outbox, processed_events)
 
 
 def upgrade() -> None:
@@ -86,21 +86,6 @@ def upgrade() -> None:
     sa.Column('updated_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('asset', 'network')
     )
-    op.create_table('outbox',
-    sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('event_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('source', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('event_type', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
-    sa.Column('payload', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('created_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
-    sa.Column('sent_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=True),
-    sa.Column('attempts', sa.Integer(), nullable=False),
-    sa.PrimaryKeyConstraint('id'),
-    sa.UniqueConstraint('event_id')
-    )
-    with op.batch_alter_table('outbox', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_outbox_sent_at'), ['sent_at'], unique=False)
-
     op.create_table('payment_intents',
     sa.Column('id', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
     sa.Column('purpose', sqlmodel.sql.sqltypes.AutoString(length=8), nullable=False),
@@ -131,12 +116,6 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_payment_intents_reference_id'), ['reference_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_payment_intents_status'), ['status'], unique=False)
 
-    op.create_table('processed_events',
-    sa.Column('consumer', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
-    sa.Column('event_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('processed_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('consumer', 'event_id')
-    )
     op.create_table('review_audit',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('review_id', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
@@ -212,17 +191,12 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_review_audit_review_id'))
 
     op.drop_table('review_audit')
-    op.drop_table('processed_events')
     with op.batch_alter_table('payment_intents', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_payment_intents_status'))
         batch_op.drop_index(batch_op.f('ix_payment_intents_reference_id'))
         batch_op.drop_index(batch_op.f('ix_payment_intents_account_id'))
 
     op.drop_table('payment_intents')
-    with op.batch_alter_table('outbox', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_outbox_sent_at'))
-
-    op.drop_table('outbox')
     op.drop_table('method_switches')
     with op.batch_alter_table('ledger_entries', schema=None) as batch_op:
         batch_op.drop_index('ix_ledger_entries_customer_id_id')

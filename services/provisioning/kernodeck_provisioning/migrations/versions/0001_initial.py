@@ -14,7 +14,7 @@ import kernodeck_kit.types
 revision = '0001'
 down_revision = None
 branch_labels = None
-depends_on = None
+depends_on = "kit_0001_tables"  # the kit's tables (outbox, processed_events)
 
 
 def upgrade() -> None:
@@ -67,25 +67,6 @@ def upgrade() -> None:
     sa.Column('cancelled', sa.Boolean(), nullable=False),
     sa.PrimaryKeyConstraint('order_id')
     )
-    op.create_table('outbox',
-    sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('event_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('source', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('event_type', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
-    sa.Column('payload', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('created_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
-    sa.Column('sent_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=True),
-    sa.Column('attempts', sa.Integer(), nullable=False),
-    sa.PrimaryKeyConstraint('id'),
-    sa.UniqueConstraint('event_id')
-    )
-    op.create_index(op.f('ix_outbox_sent_at'), 'outbox', ['sent_at'], unique=False)
-    op.create_table('processed_events',
-    sa.Column('consumer', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
-    sa.Column('event_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-    sa.Column('processed_at', kernodeck_kit.types.UtcDateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('consumer', 'event_id')
-    )
     op.create_table('rentals',
     sa.Column('order_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
     sa.Column('account_id', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
@@ -121,9 +102,6 @@ def downgrade() -> None:
     op.drop_index('ix_rentals_status_ends_at', table_name='rentals')
     op.drop_index('ix_rentals_account_id', table_name='rentals')
     op.drop_table('rentals')
-    op.drop_table('processed_events')
-    op.drop_index(op.f('ix_outbox_sent_at'), table_name='outbox')
-    op.drop_table('outbox')
     op.drop_table('order_copies')
     op.drop_index('ux_nodes_host_port', table_name='nodes')
     op.drop_index(op.f('ix_nodes_model_id'), table_name='nodes')

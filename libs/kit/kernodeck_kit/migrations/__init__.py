@@ -1,4 +1,7 @@
-"""Alembic, driven from code: each service keeps `<package>/migrations`."""
+"""Alembic, driven from code: each service keeps `<package>/migrations`, and the kit the revisions of its own
+tables (outbox, processed_events) in `kernodeck_kit/migrations/versions`, a branch (`kit`) that every service's
+first revision depends on: a change to those tables is one revision there, for every service's database.
+Its head is one of its own beside the service's: a database goes to `heads` (alembic's `head` names one)."""
 
 import zlib
 
@@ -9,9 +12,11 @@ from sqlalchemy.engine import Engine
 
 from kernodeck_kit.db import is_postgres, make_engine
 
+KIT_VERSIONS = "kernodeck_kit:migrations/versions"
+
 
 def upgrade(package: str, url: str) -> None:
-    """Bring the database at `url` to the newest revision of `package`.
+    """Bring the database at `url` to the newest revisions of `package` and of the kit.
 
     On PostgreSQL an advisory lock keeps replicas starting together from
     migrating twice.
@@ -23,7 +28,7 @@ def upgrade(package: str, url: str) -> None:
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": zlib.crc32(package.encode())})
             config = alembic_config(package, url)
             config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+            command.upgrade(config, "heads")
     finally:
         engine.dispose()
 
@@ -31,6 +36,8 @@ def upgrade(package: str, url: str) -> None:
 def alembic_config(package: str, url: str) -> Config:
     config = Config()
     config.set_main_option("script_location", f"{package}:migrations")
+    config.set_main_option("path_separator", "space")
+    config.set_main_option("version_locations", f"{package}:migrations/versions {KIT_VERSIONS}")
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config
 
