@@ -9,7 +9,7 @@ from sqlalchemy import text
 from kernodeck_contracts.events import TransferConfirmed
 from kernodeck_kit.testing import wait_until
 from kernodeck_payments.service import PaymentsService
-from kernodeck_payments.settlement import SqlSettlement
+from kernodeck_payments.store.units import SqlSettlement
 from services.payments.tests.helpers import CONFIRMED, failed, timeline_kinds, transfer_fields, txid
 
 ACC = "acc1"

@@ -9,9 +9,9 @@ from kernodeck_kit.units import SqlUnits
 from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.settlement import credit_balance
 from kernodeck_payments.store.reviews import audit_of, get_review, list_reviews, record_decision
 from kernodeck_payments.store.tables import MethodSwitch
+from kernodeck_payments.use_cases.settlement import credit_balance
 from kernodeck_payments.views import review_view
 
 DECISIONS = ("credit_to_balance", "refunded_off_system", "dismissed")

@@ -38,7 +38,6 @@ from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_payments import metrics, operator, queries
 from kernodeck_payments.availability import RATE_SYMBOLS, load_board, record_watcher_status, watcher_reports
-from kernodeck_payments.balance import SqlBalance, pay_extension_with_balance, pay_with_balance
 from kernodeck_payments.balance_mismatch import record_balance_mismatch
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
@@ -53,16 +52,11 @@ from kernodeck_payments.domain.orders import (
     created_order,
     intent_deadline,
 )
-from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import check_topup_amount
-from kernodeck_payments.intake import SqlIntake, open_payment, same_open_intent
-from kernodeck_payments.ledger.domain import Reason, refund_key
 from kernodeck_payments.ledger.store import available_cents, list_entries
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
-from kernodeck_payments.refunds import SqlRefunds, refund_failed_order, refund_refused_payment
 from kernodeck_payments.reporting import report_payment
-from kernodeck_payments.settlement import SqlSettlement, apply_transfers, credit_balance, sweep
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
@@ -74,6 +68,11 @@ from kernodeck_payments.store.intents import (
 )
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from kernodeck_payments.store.tables import Topup
+from kernodeck_payments.store.units import SqlBalance, SqlIntake, SqlRefunds, SqlSettlement
+from kernodeck_payments.use_cases import refunds
+from kernodeck_payments.use_cases.balance import pay_extension_with_balance, pay_with_balance
+from kernodeck_payments.use_cases.intake import open_payment, same_open_intent
+from kernodeck_payments.use_cases.settlement import apply_transfers, sweep
 from kernodeck_payments.views import payment_view, topup_view
 
 log = logging.getLogger(__name__)
@@ -411,28 +410,17 @@ class PaymentsService:
     @consumer(PaymentRefused)
     def on_payment_refused(self, payload):
         """Orders could not use a settled payment (paid already, cancelled): the money goes to the balance."""
-        event = PaymentRefused.from_message(payload)
-        with self._refunds().consume(event) as unit:
-            if unit is not None:
-                cents = event.amount_usd_cents
-                refund_refused_payment(unit, event.order_id, event.account_id, event.payment_id, cents, utcnow())
+        refunds.payment_refused(self._refunds(), PaymentRefused.from_message(payload), utcnow())
 
     @consumer(ExtensionPaymentRefused)
     def on_extension_payment_refused(self, payload):
         """Support could not use a settled payment (paid already, past due, the rental over): to the balance."""
-        event = ExtensionPaymentRefused.from_message(payload)
-        with self._settlement().consume(event) as unit:
-            if unit is not None:
-                credit = Credit(event.amount_usd_cents, Reason.REFUSED_PAYMENT, refund_key(event.payment_id))
-                credit_balance(unit, event.account_id, credit, event.payment_id, utcnow())
+        refunds.extension_payment_refused(self._refunds(), ExtensionPaymentRefused.from_message(payload), utcnow())
 
     @consumer(ProvisioningFailed)
     def on_provisioning_failed(self, payload):
         """Nothing could be delivered for a paid order: what was paid for it goes back to the balance."""
-        event = ProvisioningFailed.from_message(payload)
-        with self._refunds().consume(event) as unit:
-            if unit is not None and refund_failed_order(unit, event.order_id, event.account_id, utcnow()):
-                log.info("failed order refunded to the balance", extra={"order_id": event.order_id})
+        refunds.provisioning_failed(self._refunds(), ProvisioningFailed.from_message(payload), utcnow())
 
     def _refunds(self) -> SqlUnits:
         return SqlUnits(self.db, lambda tx: SqlRefunds(tx, self.settings))

@@ -1,5 +1,5 @@
-"""Payments' units of work on plain objects (kernodeck_kit.memory), for the use cases that run on one
-(balance.py, intake.py, settlement.py)."""
+"""Payments' units of work on plain objects (kernodeck_kit.memory), for its use cases (use_cases/: balance,
+intake, settlement, refunds)."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,6 +14,7 @@ from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
 from kernodeck_payments.domain.intents import address_key
 from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.ledger.domain import refund_key
 from kernodeck_payments.store.intents import OPEN
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
 
@@ -163,3 +164,29 @@ class MemorySettlement(MemoryUnit[SettlementTables]):
 def settlement_units(*intents: PaymentIntent, **prices: Fraction | None) -> MemoryUnits:
     """Settlement over `intents`, with `prices` as each symbol's fresh rate (None: no fresh rate)."""
     return MemoryUnits("payments", SettlementTables({i.id: i for i in intents}, prices=dict(prices)), MemorySettlement)
+
+
+@dataclass
+class RefundTables(SettlementTables):
+    sales: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # order -> (payment, cents) booked
+
+
+class MemoryRefunds(MemorySettlement):
+    def lock_order(self, order_id: str) -> None:
+        """One unit at a time works on the tables: nothing to wait for."""
+
+    def bookings(self, order_id: str) -> list[tuple[str, int]]:
+        return list(self.tables.sales.get(order_id, []))
+
+    def left_in_sales(self, order_id: str) -> int:
+        booked = self.bookings(order_id)
+        given_back = [self.tables.ledger.get(refund_key(payment_id)) for payment_id, _ in booked]
+        return sum(cents for _, cents in booked) - sum(entry[1] for entry in given_back if entry is not None)
+
+    def refunded(self, payment_ids: list[str]) -> set[str]:
+        return {payment_id for payment_id in payment_ids if refund_key(payment_id) in self.tables.ledger}
+
+
+def refund_units(**sales: list[tuple[str, int]]) -> MemoryUnits:
+    """Refunds over `sales`: each order's payments booked into sales, (payment id, cents) oldest first."""
+    return MemoryUnits("payments", RefundTables(sales=dict(sales)), MemoryRefunds)

@@ -19,8 +19,9 @@ from kernodeck_kit.outbox import Store
 from kernodeck_kit.units import SqlUnits
 from kernodeck_payments.domain.intents import Purpose
 from kernodeck_payments.domain.methods import find_method
-from kernodeck_payments.intake import SqlIntake, open_payment
 from kernodeck_payments.store.addresses import import_solana_addresses
+from kernodeck_payments.store.units import SqlIntake
+from kernodeck_payments.use_cases.intake import open_payment
 from services.payments.tests.conftest import RATES, TEST_KEYS
 from services.payments.tests.helpers import (
     USDC_ETHEREUM,

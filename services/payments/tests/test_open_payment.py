@@ -10,9 +10,9 @@ from kernodeck_payments.availability import MethodBoard
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.intents import Purpose
 from kernodeck_payments.domain.methods import METHODS, find_method
-from kernodeck_payments.intake import open_payment
 from kernodeck_payments.rates.domain import Rate
 from kernodeck_payments.store.tables import PaymentIntent, Topup
+from kernodeck_payments.use_cases.intake import open_payment
 from services.payments.tests.conftest import RATES, TEST_KEYS
 from services.payments.tests.memory import intake_units
 

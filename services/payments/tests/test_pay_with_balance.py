@@ -6,9 +6,9 @@ import pytest
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import BalanceDebited, PaymentSettled
-from kernodeck_payments.balance import pay_extension_with_balance, pay_with_balance
 from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.orders import PayableOrder
+from kernodeck_payments.use_cases.balance import pay_extension_with_balance, pay_with_balance
 from services.payments.tests.memory import balance_units
 
 pytestmark = pytest.mark.unit

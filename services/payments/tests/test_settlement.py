@@ -19,8 +19,8 @@ from kernodeck_contracts.events import (
 )
 from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_payments.domain.intents import address_key
-from kernodeck_payments.settlement import apply_transfers, sweep
 from kernodeck_payments.store.tables import PaymentIntent
+from kernodeck_payments.use_cases.settlement import apply_transfers, sweep
 from services.payments.tests.memory import MemorySettlement, settlement_units
 
 pytestmark = pytest.mark.unit

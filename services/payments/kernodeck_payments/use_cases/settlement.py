@@ -11,30 +11,16 @@ from sqlmodel import SQLModel
 
 from kernodeck_contracts.events import BalanceCredited, ChainTransfer, Event, PaymentSettled
 from kernodeck_contracts.statuses import TransferStatus
-from kernodeck_kit.outbox import Tx
-from kernodeck_kit.units import SqlUnit, Units
+from kernodeck_kit.units import Units
 from kernodeck_payments import metrics
-from kernodeck_payments.availability import current_price
-from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import usd_cents_for
-from kernodeck_payments.domain.intents import Purpose, address_key, normalize_token, transfer_key
+from kernodeck_payments.domain.intents import Purpose, normalize_token, transfer_key
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.domain.reconcile import Credit, reconcile
-from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.ledger.store import credit_customer, record_order_payments, refund_refused_payment
 from kernodeck_payments.store.intents import (
     as_intent,
     as_transfer,
-    due_for_reconciliation,
-    get_intent,
-    get_transfer,
-    intent_at,
-    intents_at,
-    transfers_by_intent,
-    transfers_in,
-    transfers_of,
 )
-from kernodeck_payments.store.reviews import open_review
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 from kernodeck_payments.tracking import status_changed
 
@@ -85,79 +71,6 @@ class SettlementUnit(Protocol):
         """Queue an item for an operator unless one with the same key exists, or join its group's open item."""
 
     def emit(self, event: Event) -> None: ...
-
-
-class SqlSettlement(SqlUnit):
-    def __init__(self, tx: Tx, settings: PaymentsSettings):
-        super().__init__(tx)
-        self.settings = settings
-        self._owners: dict[tuple[str, str], PaymentIntent | None] = {}  # by (network, address key), read ahead
-        self._transfers: dict[tuple[str, str, int], ChainTransferRow | None] = {}  # None: known not to exist
-        self._bookings: list[tuple[int, str, str, datetime]] = []  # order payments, booked together at the end
-
-    def read_ahead(self, transfers: list[ChainTransfer]) -> None:
-        networks = sorted({t.network for t in transfers})
-        for network in networks:  # the intents first, as every other unit locks them before their transfers
-            keys = {address_key(network, t.address) for t in transfers if t.network == network}
-            owners = intents_at(self.session, network, keys, lock=True)
-            self._owners.update({(network, key): owners.get(key) for key in keys})
-        for network in networks:
-            wanted = {(network, t.txid, t.index) for t in transfers if t.network == network}
-            found = transfers_in(self.session, network, {txid for _, txid, _ in wanted}, lock=True)
-            self._transfers.update(dict.fromkeys(wanted))
-            self._transfers.update({(row.network, row.txid, row.index): row for row in found})
-
-    def intent_at(self, network: str, address: str) -> PaymentIntent | None:
-        key = (network, address_key(network, address))
-        if key not in self._owners:
-            self._owners[key] = intent_at(self.session, network, address, lock=True)
-        return self._owners[key]
-
-    def intent(self, intent_id: str) -> PaymentIntent | None:
-        return get_intent(self.session, intent_id, lock=True)
-
-    def due(self, now: datetime, limit: int) -> list[str]:
-        return due_for_reconciliation(self.session, now, limit)
-
-    def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
-        key = (network, txid, index)
-        if key in self._transfers:
-            return self._transfers[key]
-        return get_transfer(self.session, network, txid, index)
-
-    def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
-        return transfers_of(self.session, intent_id)
-
-    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]:
-        return transfers_by_intent(self.session, intent_ids)
-
-    def save(self, row: SQLModel) -> None:
-        # Flushed with the next query or the commit: what the unit reads next sees it all the same.
-        self.session.add(row)
-        if isinstance(row, ChainTransferRow):
-            self._transfers[(row.network, row.txid, row.index)] = row
-
-    def price_now(self, symbol: str, now: datetime) -> Fraction | None:
-        return current_price(self.session, self.settings, symbol, now)
-
-    # The ledger's statements touch none of the unit's pending rows: they need not flush them first, one
-    # statement per intent where the unit's own changes go out together at its end.
-    def credit(self, account_id: str, credit: Credit, ref: str, now: datetime) -> bool:
-        with self.session.no_autoflush:
-            if credit.reason == Reason.REFUSED_PAYMENT:  # back out of sales, where the payment was booked
-                return refund_refused_payment(self.session, account_id, credit.cents, ref, credit.key, now)
-            reason = Reason(credit.reason)
-            return credit_customer(self.session, account_id, credit.cents, reason, credit.key, ref, now)
-
-    def book_order_payment(self, cents: int, order_id: str, key: str, now: datetime) -> None:
-        self._bookings.append((cents, order_id, key, now))
-
-    def done(self) -> None:
-        with self.session.no_autoflush:
-            record_order_payments(self.session, self._bookings)
-
-    def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None, group=None) -> bool:
-        return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key, group)
 
 
 def apply_transfers(

@@ -12,15 +12,12 @@ from kernodeck_chains.networks import chain_params
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import AddressWatched, Event
 from kernodeck_contracts.statuses import PaymentStatus
-from kernodeck_kit.outbox import Tx
-from kernodeck_kit.units import SqlUnit, Units
-from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard, load_board
+from kernodeck_kit.units import Units
+from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import crypto_amount
 from kernodeck_payments.domain.intents import Purpose, address_key, check_address_cap
 from kernodeck_payments.domain.methods import Method, token_contract
-from kernodeck_payments.store.addresses import take_index, take_solana_address, unfunded_issued_since
-from kernodeck_payments.store.intents import open_intents_of
 from kernodeck_payments.store.tables import PaymentIntent
 from kernodeck_payments.tracking import instructions_created
 
@@ -44,30 +41,6 @@ class IntakeUnit(Protocol):
 
     def add(self, row: SQLModel) -> None: ...
     def emit(self, event: Event) -> None: ...
-
-
-class SqlIntake(SqlUnit):
-    def __init__(self, tx: Tx, settings: PaymentsSettings):
-        super().__init__(tx)
-        self.settings = settings
-
-    def board(self, now: datetime) -> MethodBoard:
-        return load_board(self.session, self.settings, now)
-
-    def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
-        return open_intents_of(self.session, account_id, now)
-
-    def unfunded_issued_since(self, account_id: str, network: str, since: datetime) -> list[datetime]:
-        return unfunded_issued_since(self.session, account_id, network, since)
-
-    def take_index(self, network: str) -> int:
-        return take_index(self.session, network)
-
-    def take_solana_address(self, intent_id: str) -> str | None:
-        return take_solana_address(self.session, intent_id)
-
-    def add(self, row: SQLModel) -> None:
-        self.session.add(row)
 
 
 def open_payment(

@@ -5,10 +5,9 @@ from typing import Protocol
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import BalanceDebited, Event, PaymentSettled
-from kernodeck_kit.units import SqlUnit, Units
+from kernodeck_kit.units import Units
 from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.orders import PayableOrder
-from kernodeck_payments.ledger.store import debit_customer_for_order
 
 
 class BalanceUnit(Protocol):
@@ -16,11 +15,6 @@ class BalanceUnit(Protocol):
         """Pay an order from the balance; False when this key was paid already, INSUFFICIENT_BALANCE when short."""
 
     def emit(self, event: Event) -> None: ...
-
-
-class SqlBalance(SqlUnit):
-    def debit_for_order(self, account_id: str, cents: int, order_id: str, key: str, at: datetime) -> bool:
-        return debit_customer_for_order(self.session, account_id, cents, order_id, key, at)
 
 
 def pay_with_balance(units: Units[BalanceUnit], account_id: str, order: PayableOrder, now: datetime) -> dict:

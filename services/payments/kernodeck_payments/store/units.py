@@ -1,0 +1,161 @@
+"""Payments' SQL units of work: what each family of use cases (use_cases/) reads and changes, on one database
+transaction of the service's store."""
+
+from datetime import datetime
+from fractions import Fraction
+
+from sqlmodel import SQLModel
+
+from kernodeck_contracts.events import ChainTransfer
+from kernodeck_kit.db import lock_key
+from kernodeck_kit.outbox import Tx
+from kernodeck_kit.units import SqlUnit
+from kernodeck_payments.availability import MethodBoard, current_price, load_board
+from kernodeck_payments.config import PaymentsSettings
+from kernodeck_payments.domain.intents import address_key
+from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.ledger.domain import Reason, refund_key
+from kernodeck_payments.ledger.store import (
+    booked_under,
+    credit_customer,
+    debit_customer_for_order,
+    order_bookings,
+    paid_for_order,
+    record_order_payments,
+    refund_refused_payment,
+)
+from kernodeck_payments.store.addresses import take_index, take_solana_address, unfunded_issued_since
+from kernodeck_payments.store.intents import (
+    due_for_reconciliation,
+    get_intent,
+    get_transfer,
+    intent_at,
+    intents_at,
+    open_intents_of,
+    order_intent_ids,
+    transfers_by_intent,
+    transfers_in,
+    transfers_of,
+)
+from kernodeck_payments.store.reviews import open_review
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
+
+ORDER_LOCKS = 71  # the advisory lock namespace of payments' order refunds
+
+
+class SqlBalance(SqlUnit):
+    def debit_for_order(self, account_id: str, cents: int, order_id: str, key: str, at: datetime) -> bool:
+        return debit_customer_for_order(self.session, account_id, cents, order_id, key, at)
+
+
+class SqlIntake(SqlUnit):
+    def __init__(self, tx: Tx, settings: PaymentsSettings):
+        super().__init__(tx)
+        self.settings = settings
+
+    def board(self, now: datetime) -> MethodBoard:
+        return load_board(self.session, self.settings, now)
+
+    def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
+        return open_intents_of(self.session, account_id, now)
+
+    def unfunded_issued_since(self, account_id: str, network: str, since: datetime) -> list[datetime]:
+        return unfunded_issued_since(self.session, account_id, network, since)
+
+    def take_index(self, network: str) -> int:
+        return take_index(self.session, network)
+
+    def take_solana_address(self, intent_id: str) -> str | None:
+        return take_solana_address(self.session, intent_id)
+
+    def add(self, row: SQLModel) -> None:
+        self.session.add(row)
+
+
+class SqlSettlement(SqlUnit):
+    def __init__(self, tx: Tx, settings: PaymentsSettings):
+        super().__init__(tx)
+        self.settings = settings
+        self._owners: dict[tuple[str, str], PaymentIntent | None] = {}  # by (network, address key), read ahead
+        self._transfers: dict[tuple[str, str, int], ChainTransferRow | None] = {}  # None: known not to exist
+        self._bookings: list[tuple[int, str, str, datetime]] = []  # order payments, booked together at the end
+
+    def read_ahead(self, transfers: list[ChainTransfer]) -> None:
+        networks = sorted({t.network for t in transfers})
+        for network in networks:  # the intents first, as every other unit locks them before their transfers
+            keys = {address_key(network, t.address) for t in transfers if t.network == network}
+            owners = intents_at(self.session, network, keys, lock=True)
+            self._owners.update({(network, key): owners.get(key) for key in keys})
+        for network in networks:
+            wanted = {(network, t.txid, t.index) for t in transfers if t.network == network}
+            found = transfers_in(self.session, network, {txid for _, txid, _ in wanted}, lock=True)
+            self._transfers.update(dict.fromkeys(wanted))
+            self._transfers.update({(row.network, row.txid, row.index): row for row in found})
+
+    def intent_at(self, network: str, address: str) -> PaymentIntent | None:
+        key = (network, address_key(network, address))
+        if key not in self._owners:
+            self._owners[key] = intent_at(self.session, network, address, lock=True)
+        return self._owners[key]
+
+    def intent(self, intent_id: str) -> PaymentIntent | None:
+        return get_intent(self.session, intent_id, lock=True)
+
+    def due(self, now: datetime, limit: int) -> list[str]:
+        return due_for_reconciliation(self.session, now, limit)
+
+    def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
+        key = (network, txid, index)
+        if key in self._transfers:
+            return self._transfers[key]
+        return get_transfer(self.session, network, txid, index)
+
+    def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
+        return transfers_of(self.session, intent_id)
+
+    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]:
+        return transfers_by_intent(self.session, intent_ids)
+
+    def save(self, row: SQLModel) -> None:
+        # Flushed with the next query or the commit: what the unit reads next sees it all the same.
+        self.session.add(row)
+        if isinstance(row, ChainTransferRow):
+            self._transfers[(row.network, row.txid, row.index)] = row
+
+    def price_now(self, symbol: str, now: datetime) -> Fraction | None:
+        return current_price(self.session, self.settings, symbol, now)
+
+    # The ledger's statements touch none of the unit's pending rows: they need not flush them first, one
+    # statement per intent where the unit's own changes go out together at its end.
+    def credit(self, account_id: str, credit: Credit, ref: str, now: datetime) -> bool:
+        with self.session.no_autoflush:
+            if credit.reason == Reason.REFUSED_PAYMENT:  # back out of sales, where the payment was booked
+                return refund_refused_payment(self.session, account_id, credit.cents, ref, credit.key, now)
+            reason = Reason(credit.reason)
+            return credit_customer(self.session, account_id, credit.cents, reason, credit.key, ref, now)
+
+    def book_order_payment(self, cents: int, order_id: str, key: str, now: datetime) -> None:
+        self._bookings.append((cents, order_id, key, now))
+
+    def done(self) -> None:
+        with self.session.no_autoflush:
+            record_order_payments(self.session, self._bookings)
+
+    def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None, group=None) -> bool:
+        return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key, group)
+
+
+class SqlRefunds(SqlSettlement):
+    def lock_order(self, order_id: str) -> None:
+        lock_key(self.session, ORDER_LOCKS, order_id)
+
+    def bookings(self, order_id: str) -> list[tuple[str, int]]:
+        return order_bookings(self.session, order_id)
+
+    def left_in_sales(self, order_id: str) -> int:
+        payment_ids = [*order_intent_ids(self.session, order_id), f"balance-{order_id}"]
+        return paid_for_order(self.session, order_id, payment_ids)
+
+    def refunded(self, payment_ids: list[str]) -> set[str]:
+        used = booked_under(self.session, [refund_key(payment_id) for payment_id in payment_ids])
+        return {payment_id for payment_id in payment_ids if refund_key(payment_id) in used}
