@@ -141,9 +141,9 @@ class Scanner:
         confirming = {
             (known.txid, known.index): known for known in entry.unit.tracked_in_state(TransferStatus.CONFIRMING)
         }
-        confirming.update(entry.saved)
-        for key in confirming:
-            tracked, kind = transfers.count(entry.known(*key), height)
+        confirming.update(entry.saved)  # read once: a busy block's hundreds, not a query each
+        for known in confirming.values():
+            tracked, kind = transfers.count(known, height)
             if kind is not None:
                 entry.record(tracked, kind)
 

@@ -240,3 +240,23 @@ def test_a_pass_with_nothing_to_record_takes_no_turn_on_the_sequence(make_scanne
     chain.mine_empty()
     scanner.run()
     assert turns == [chain.network]  # the block, with the confirmation it adds
+
+
+def test_the_last_block_confirms_a_busy_blocks_transfers_with_one_read_not_one_each(
+    make_scanner, chain, events, pay, monkeypatch
+):
+    scanner = make_scanner()
+    scanner.run()
+    paid = [pay(ALICE, n + 1) for n in range(20)]
+    chain.mine(*paid)
+    scanner.run()
+    events.kinds()
+    reads = []
+    tracked_among = MemoryWatcher.tracked_among
+    monkeypatch.setattr(
+        MemoryWatcher, "tracked_among", lambda unit, keys: reads.append(keys) or tracked_among(unit, keys)
+    )
+    chain.mine_empty(2)
+    scanner.run()
+    assert sorted(events.kinds()) == sorted(("transfer_confirmed", payment.txid, 3) for payment in paid)
+    assert not any(reads)  # the confirming transfers came with one read of them all, none looked up alone
