@@ -14,6 +14,7 @@ from pydantic import (
 )
 
 from kernodeck_contracts.money import format_usd, parse_usd
+from kernodeck_contracts.rpc import ListedModel
 
 
 class Body(BaseModel):
@@ -119,17 +120,17 @@ def present_quote(quote: dict) -> dict:
     }
 
 
-def present_model(model: dict) -> dict:
+def present_model(model: ListedModel) -> dict:
     return {
-        "id": model["id"],
-        "name": model["name"],
-        "vendor": model["vendor"],
-        "backend": model["backend"],
-        "memory_gb_per_gpu": model["memory_gb_per_gpu"],
-        "gpus_per_lot": model["gpus_per_lot"],
-        "lot_prices_usd": {days: format_usd(cents) for days, cents in model["lot_prices_cents"].items()},
-        "available_lots": model["available_lots"],
-        "held_lots": model["held_lots"],
+        "id": model.id,
+        "name": model.name,
+        "vendor": model.vendor,
+        "backend": model.backend,
+        "memory_gb_per_gpu": model.memory_gb_per_gpu,
+        "gpus_per_lot": model.gpus_per_lot,
+        "lot_prices_usd": {days: format_usd(cents) for days, cents in model.lot_prices_cents.items()},
+        "available_lots": model.available_lots,
+        "held_lots": model.held_lots,
     }
 
 

@@ -7,6 +7,7 @@ their jobs is what every end-to-end and browser test shows: their stacks run eac
 The table is checked against the code too: every RPC a service or the gateway calls and every event source
 a service handles is in its principal's entry."""
 
+import inspect
 import json
 import re
 import time
@@ -19,6 +20,7 @@ import pytest
 from nameko.events import EventHandler
 from nameko.rpc import RpcProxy
 
+from kernodeck_contracts import clients
 from kernodeck_kit.bus_permissions import GATEWAY_CALLS, PRINCIPALS, principal
 from kernodeck_kit.bus_users import apply, local_password, uri_for
 
@@ -150,6 +152,7 @@ def test_the_table_covers_every_rpc_and_event_source_the_code_uses():
     gateway = "\n".join(p.read_text() for p in (ROOT / "gateway" / "kernodeck_gateway").rglob("*.py"))
     used = {f"{s}.{m}" for s, m in re.findall(r'rpc\.call\(\s*"(\w+)",\s*"(\w+)"', gateway)}
     used |= {f"{s}.health" for s in re.findall(r'"(\w+)"', re.search(r"SERVICES = \(([^)]*)\)", gateway).group(1))}
+    used |= typed_calls(gateway)
     assert used == set(GATEWAY_CALLS)
     assert len({p.user for p in PRINCIPALS}) == len(PRINCIPALS)
 
@@ -169,3 +172,14 @@ def test_production_vhost_makes_quorum_queues_and_dead_letters_what_queues_rejec
         assert (queue["type"], queue["policy"]) == ("quorum", "dead-letters")
     finally:
         api.delete(f"/vhosts/{vhost}")
+
+
+def typed_calls(code: str) -> set[str]:
+    """The `service.method` calls `code` makes through the typed clients (kernodeck_contracts.clients) it uses:
+    each method of a client it names that it calls."""
+    used = set()
+    for client in vars(clients).values():
+        if isinstance(client, type) and hasattr(client, "service") and client.__name__ in code:
+            methods = re.findall(r'self\._call\(\s*self\.service,\s*"(\w+)"', inspect.getsource(client))
+            used |= {f"{client.service}.{method}" for method in methods if re.search(rf"\.{method}\(", code)}
+    return used

@@ -1,6 +1,6 @@
 from fastapi import APIRouter
 
-from kernodeck_gateway.auth import Rpc
+from kernodeck_gateway.clients import CatalogService
 from kernodeck_gateway.responses import Catalog, Quote
 from kernodeck_gateway.schemas import OrderConfiguration, present_model, present_quote
 
@@ -8,17 +8,19 @@ router = APIRouter(prefix="/api/v1", tags=["catalog"])
 
 
 @router.get("/catalog")
-async def get_catalog(rpc: Rpc) -> Catalog:
-    listing = await rpc.call("catalog", "list_catalog")
+async def get_catalog(catalog: CatalogService) -> Catalog:
+    listing = await catalog.list_catalog()
     return {
-        "models": [present_model(m) for m in listing["models"]],
-        "durations_days": listing["durations_days"],
-        "lots": listing["lots"],
-        "preparations": listing["preparations"],
+        "models": [present_model(m) for m in listing.models],
+        "durations_days": listing.durations_days,
+        "lots": listing.lots.model_dump(),
+        "preparations": [p.model_dump() for p in listing.preparations],
     }
 
 
 @router.post("/quotes")
-async def create_quote(body: OrderConfiguration, rpc: Rpc) -> Quote:
-    quote = await rpc.call("catalog", "quote", body.model, body.duration_days, body.lots, body.preparation)
-    return present_quote(quote)
+async def create_quote(body: OrderConfiguration, catalog: CatalogService) -> Quote:
+    quote = await catalog.quote(
+        model=body.model, duration_days=body.duration_days, lots=body.lots, preparation=body.preparation
+    )
+    return present_quote(quote.model_dump())

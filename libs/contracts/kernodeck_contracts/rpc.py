@@ -30,3 +30,38 @@ class Quote(OrderSummary):
     """The catalog's answer to `quote`: the summary an order would have, and whether capacity covers it."""
 
     available: bool
+
+
+class ListedModel(RpcResult):
+    """A GPU model as the catalog lists it; `lot_prices_cents` by duration in days (a string, as JSON keys are)."""
+
+    id: str
+    name: str
+    vendor: str
+    backend: str
+    memory_gb_per_gpu: int
+    gpus_per_lot: int
+    lot_prices_cents: dict[str, int]
+    available_lots: int
+    held_lots: int
+    unsupported_preparations: list[str] = []
+
+
+class ListedPreparation(RpcResult):
+    id: str
+    name: str
+    description: str
+
+
+class LotBounds(RpcResult):
+    min: int
+    max: int
+
+
+class CatalogListing(RpcResult):
+    """The catalog's answer to `list_catalog`: what can be ordered, for how long, and how much of it."""
+
+    models: list[ListedModel]
+    durations_days: list[int]
+    lots: LotBounds
+    preparations: list[ListedPreparation]
