@@ -1,7 +1,6 @@
 """The payments service's nameko entrypoints: thin, over intake, settlement, ledger and store."""
 
 import logging
-from contextlib import contextmanager
 from datetime import timedelta
 from uuid import uuid4
 
@@ -30,7 +29,6 @@ from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.paging import Page
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
-from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.dependencies import Database, Instrumented, Settings
 from kernodeck_kit.transport.events import batch_consumer, consumer
 from kernodeck_kit.transport.rpc import rpc
@@ -41,37 +39,28 @@ from kernodeck_payments.availability import RATE_SYMBOLS, load_board, record_wat
 from kernodeck_payments.balance_mismatch import record_balance_mismatch
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
-from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
+from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.intents import Purpose
 from kernodeck_payments.domain.methods import METHODS, find_method
-from kernodeck_payments.domain.orders import (
-    PayableOrder,
-    account_key_needed,
-    check_cooling_off,
-    check_payable,
-    created_order,
-    intent_deadline,
-)
 from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.ledger.store import available_cents, list_entries
+from kernodeck_payments.peers import RpcOrders, RpcProvisioning
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.reporting import report_payment
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
-from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
+from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid
 from kernodeck_payments.store.intents import (
-    open_intents_of,
-    order_intents_expired_since,
     pending_topup_cents,
     transfers_of,
 )
-from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
+from kernodeck_payments.store.orders import record_order_statuses, remember_order
 from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.store.units import SqlBalance, SqlIntake, SqlRefunds, SqlSettlement
-from kernodeck_payments.use_cases import refunds
+from kernodeck_payments.use_cases import instructions, refunds
 from kernodeck_payments.use_cases.balance import pay_extension_with_balance, pay_with_balance
-from kernodeck_payments.use_cases.intake import open_payment, same_open_intent
+from kernodeck_payments.use_cases.intake import open_payment
 from kernodeck_payments.use_cases.settlement import apply_transfers, sweep
 from kernodeck_payments.views import payment_view, topup_view
 
@@ -81,8 +70,6 @@ SWEEP_BATCH = 200
 WATCHED_PAGE = 5000  # addresses per answer: a million of them would not fit one AMQP message
 # Long enough for orders to turn the debit into `paid`, which makes the hold an allocation.
 BALANCE_HOLD = timedelta(minutes=10)
-# support publishes a confirmed extension right after its commit; its customer may ask to pay it before it arrives.
-EXTENSION_ARRIVAL_S = 2.0
 
 
 class PaymentsService:
@@ -120,54 +107,13 @@ class PaymentsService:
     @rpc(expected_exceptions=ServiceError)
     def create_order_payment(self, account_id, order_id, asset, network) -> dict:
         method = find_method(asset, network)
-        now = utcnow()
-        copy, open_one, expired = self._instructions_reads(account_id, order_id, method, now)
-        order = self._payable_order(account_id, order_id, copy)
-        if open_one is not None:  # asked again: the same instructions, and the GPUs' hold is not prolonged
-            return queries.payment(self.db, self.settings, open_one.id, account_id)
-        check_cooling_off(expired, self.settings.expired_holds_limit, self.settings.expired_holds_window, now)
-        deadline = intent_deadline(order, now, self.settings.intent_ttl, self.settings.intent_shortest)
-        # No instructions for GPUs that are not there: they are held until the intent's deadline first.
-        with self._holding(order, deadline):
-            return self._open(
-                method, Purpose.ORDER, account_id, order_id, order.total_usd_cents, deadline=deadline, now=now
-            )
-
-    def _instructions_reads(self, account_id, order_id, method, now) -> tuple:
-        """What instructions for an order need of payments' own data, read together (one transaction on their
-        way, not three): its copy of the order (None when it has none), the order's open intent in `method` (None
-        when none), and the account's order intents expired unpaid within the cooling-off window."""
-        window = self.settings.expired_holds_window
-        with self.db.read() as session:
-            expired = order_intents_expired_since(session, account_id, now - window, now)
-            if not isinstance(order_id, str):
-                return None, None, expired
-            open_now = open_intents_of(session, account_id, now)
-            open_one = same_open_intent(open_now, method, Purpose.ORDER, order_id, now)
-            return payable_order(session, order_id), open_one, expired
-
-    @contextmanager
-    def _holding(self, order: PayableOrder, until, paid_now: bool = False):
-        """Hold the order's GPUs until `until` (OUT_OF_CAPACITY when they are not there; SSH_KEY_REQUIRED when
-        neither the order nor the account has a key: provisioning checks the account's in the same call), then run
-        the body; a hold this call took is given back if the body is refused, so both happen or neither does.
-        `paid_now`: the body pays for the order, so provisioning's limits on unpaid holds do not apply."""
-        held = call_service(
-            self.provisioning.hold_capacity,
-            order.order_id,
-            order.account_id,
-            order.model_id,
-            order.total_gpus,
-            until.isoformat(),
-            account_key_needed=account_key_needed(order),
-            paid_now=paid_now,
+        peers = self._orders(), self._provisioning()
+        intent, new = instructions.open_order_payment(
+            self._intake(), self.settings, *peers, method, account_id, order_id, utcnow()
         )
-        try:
-            yield
-        except ServiceError:
-            if held["new"]:
-                call_service(self.provisioning.release_hold, order.order_id)
-            raise
+        if not new:  # asked again: the same instructions, with what arrived since
+            return queries.payment(self.db, self.settings, intent.id, account_id)
+        return self._opened(intent)
 
     @rpc(expected_exceptions=ServiceError)
     def create_topup(self, account_id, amount_usd_cents, asset, network) -> dict:
@@ -191,27 +137,25 @@ class PaymentsService:
             order_id=extension.order_id,
         )
 
-    def _open(
-        self, method, purpose, account_id, reference_id, usd_cents, *also, order_id=None, deadline=None, now=None
-    ):
+    def _open(self, method, purpose, account_id, reference_id, usd_cents, *also, order_id=None):
+        units, settings, now = self._intake(), self.settings, utcnow()
         intent = open_payment(
-            self._intake(),
-            self.settings,
-            method,
-            purpose,
-            account_id,
-            reference_id,
-            usd_cents,
-            now or utcnow(),
-            *also,
-            order_id=order_id,
-            deadline=deadline,
+            units, settings, method, purpose, account_id, reference_id, usd_cents, now, *also, order_id=order_id
         )
-        metrics.INTENTS_OPENED.labels(method.asset, method.network, purpose).inc()
+        return self._opened(intent)
+
+    def _opened(self, intent) -> dict:
+        metrics.INTENTS_OPENED.labels(intent.asset, intent.network, intent.purpose).inc()
         return payment_view(intent, [], self.settings.ethereum_chain_id)  # nothing can have arrived yet
 
     def _intake(self) -> SqlUnits:
         return SqlUnits(self.db, lambda tx: SqlIntake(tx, self.settings))
+
+    def _orders(self) -> RpcOrders:
+        return RpcOrders(self.orders)
+
+    def _provisioning(self) -> RpcProvisioning:
+        return RpcProvisioning(self.provisioning)
 
     @rpc(expected_exceptions=ServiceError)
     def get_payment(self, account_id, payment_id) -> dict:
@@ -273,8 +217,8 @@ class PaymentsService:
 
     @rpc(expected_exceptions=ServiceError)
     def pay_with_balance(self, account_id, order_id) -> dict:
-        order = self._payable_order(account_id, order_id)
-        with self._holding(order, utcnow() + BALANCE_HOLD, paid_now=True):
+        order = instructions.payable_order(self._intake(), self._orders(), account_id, order_id)
+        with instructions.holding(self._provisioning(), order, utcnow() + BALANCE_HOLD, paid_now=True):
             return pay_with_balance(SqlUnits(self.db, SqlBalance), account_id, order, utcnow())
 
     @rpc(expected_exceptions=ServiceError)
@@ -282,30 +226,9 @@ class PaymentsService:
         extension = self._payable_extension(account_id, extension_id)
         return pay_extension_with_balance(SqlUnits(self.db, SqlBalance), account_id, extension, utcnow())
 
-    def _payable_order(self, account_id, order_id, copy: PayableOrder | None = None) -> PayableOrder:
-        """The order from payments' own copy (`copy` when the caller read it) or, asked before its
-        `order_created` came (the instant it was recorded), from orders itself, rather than after a wait for the
-        event; payable now."""
-        order = copy
-        if isinstance(order_id, str):
-            if order is None:
-                with self.db.read() as session:
-                    order = payable_order(session, order_id)
-            if order is None or order.total_usd_cents is None:  # only a status change of it has come, if anything
-                answer = call_service(self.orders.get_payable_order, account_id, order_id)
-                order = created_order(OrderCreated.from_message(answer["created"]), answer["status"])
-        return check_payable(order, account_id)
-
     def _payable_extension(self, account_id, extension_id) -> PayableExtension:
-        """The extension from payments' own copy, waited for a moment after its confirmation (its event is on its
-        way; the customer pays it long after an operator confirmed it)."""
-        deadline = eventlet.hubs.get_hub().clock() + EXTENSION_ARRIVAL_S
-        while True:
-            with self.db.read() as session:
-                found = payable_extension(session, extension_id) if isinstance(extension_id, str) else None
-            if found is not None or eventlet.hubs.get_hub().clock() > deadline:
-                return check_payable_extension(found, account_id, utcnow())
-            eventlet.sleep(0.05)
+        clock = eventlet.hubs.get_hub().clock
+        return instructions.payable_extension(self._intake(), account_id, extension_id, utcnow, clock, eventlet.sleep)
 
     # --- orders ----------------------------------------------------------
 

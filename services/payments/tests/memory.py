@@ -1,5 +1,5 @@
 """Payments' units of work on plain objects (kernodeck_kit.memory), for its use cases (use_cases/: balance,
-intake, settlement, refunds)."""
+intake, instructions, settlement, refunds)."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -12,7 +12,9 @@ from kernodeck_contracts.statuses import PaymentStatus
 from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
-from kernodeck_payments.domain.intents import address_key
+from kernodeck_payments.domain.extensions import PayableExtension
+from kernodeck_payments.domain.intents import Purpose, address_key
+from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.ledger.domain import refund_key
 from kernodeck_payments.store.intents import OPEN
@@ -47,6 +49,8 @@ class IntakeTables:
     next_index: dict[str, int] = field(default_factory=dict)
     topups: dict[str, Topup] = field(default_factory=dict)
     intents: dict[str, PaymentIntent] = field(default_factory=dict)
+    orders: dict[str, PayableOrder] = field(default_factory=dict)  # payments' copies, by order id
+    extensions: dict[str, PayableExtension] = field(default_factory=dict)
 
 
 class MemoryIntake(MemoryUnit[IntakeTables]):
@@ -82,9 +86,37 @@ class MemoryIntake(MemoryUnit[IntakeTables]):
     def add(self, row: SQLModel) -> None:
         self.put(self.tables.topups if isinstance(row, Topup) else self.tables.intents, row)
 
+    def payable_order(self, order_id: str) -> PayableOrder | None:
+        return self.read(self.tables.orders, order_id)
 
-def intake_units(board: MethodBoard, solana_pool: list[str] = ()) -> MemoryUnits:
-    return MemoryUnits("payments", IntakeTables(board, list(solana_pool)), MemoryIntake)
+    def payable_extension(self, extension_id: str) -> PayableExtension | None:
+        return self.read(self.tables.extensions, extension_id)
+
+    def order_intents_expired_since(self, account_id: str, since: datetime, now: datetime) -> list[datetime]:
+        expired = self.where(
+            self.tables.intents,
+            lambda row: (
+                row.account_id == account_id
+                and row.purpose == Purpose.ORDER
+                and row.expires_at > since
+                and (
+                    row.status == PaymentStatus.EXPIRED
+                    or (row.status == PaymentStatus.AWAITING_TRANSFER and row.expires_at <= now)
+                )
+            ),
+        )
+        return sorted(row.expires_at for row in expired)
+
+
+def intake_units(
+    board: MethodBoard, solana_pool: list[str] = (), *copies: PayableOrder | PayableExtension
+) -> MemoryUnits:
+    """Intake with `board` and `solana_pool`, and payments' `copies` of orders and extensions."""
+    orders = {copy.order_id: copy for copy in copies if isinstance(copy, PayableOrder)}
+    extensions = {copy.extension_id: copy for copy in copies if isinstance(copy, PayableExtension)}
+    return MemoryUnits(
+        "payments", IntakeTables(board, list(solana_pool), orders=orders, extensions=extensions), MemoryIntake
+    )
 
 
 @dataclass

@@ -12,7 +12,9 @@ from kernodeck_kit.outbox import Tx
 from kernodeck_kit.units import SqlUnit
 from kernodeck_payments.availability import MethodBoard, current_price, load_board
 from kernodeck_payments.config import PaymentsSettings
+from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.intents import address_key
+from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.ledger.domain import Reason, refund_key
 from kernodeck_payments.ledger.store import (
@@ -25,6 +27,7 @@ from kernodeck_payments.ledger.store import (
     refund_refused_payment,
 )
 from kernodeck_payments.store.addresses import take_index, take_solana_address, unfunded_issued_since
+from kernodeck_payments.store.extensions import payable_extension
 from kernodeck_payments.store.intents import (
     due_for_reconciliation,
     get_intent,
@@ -33,10 +36,12 @@ from kernodeck_payments.store.intents import (
     intents_at,
     open_intents_of,
     order_intent_ids,
+    order_intents_expired_since,
     transfers_by_intent,
     transfers_in,
     transfers_of,
 )
+from kernodeck_payments.store.orders import payable_order
 from kernodeck_payments.store.reviews import open_review
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 
@@ -70,6 +75,15 @@ class SqlIntake(SqlUnit):
 
     def add(self, row: SQLModel) -> None:
         self.session.add(row)
+
+    def payable_order(self, order_id: str) -> PayableOrder | None:
+        return payable_order(self.session, order_id)
+
+    def payable_extension(self, extension_id: str) -> PayableExtension | None:
+        return payable_extension(self.session, extension_id)
+
+    def order_intents_expired_since(self, account_id: str, since: datetime, now: datetime) -> list[datetime]:
+        return order_intents_expired_since(self.session, account_id, since, now)
 
 
 class SqlSettlement(SqlUnit):
