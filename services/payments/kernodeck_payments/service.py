@@ -47,13 +47,11 @@ from kernodeck_payments.ledger.store import available_cents, list_entries
 from kernodeck_payments.peers import RpcOrders, RpcProvisioning
 from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
-from kernodeck_payments.reporting import report_payment
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid
 from kernodeck_payments.store.intents import (
     pending_topup_cents,
-    transfers_of,
 )
 from kernodeck_payments.store.orders import record_order_statuses, remember_order
 from kernodeck_payments.store.tables import Topup
@@ -61,6 +59,7 @@ from kernodeck_payments.store.units import SqlBalance, SqlIntake, SqlRefunds, Sq
 from kernodeck_payments.use_cases import instructions, refunds
 from kernodeck_payments.use_cases.balance import pay_extension_with_balance, pay_with_balance
 from kernodeck_payments.use_cases.intake import open_payment
+from kernodeck_payments.use_cases.reporting import report_payment
 from kernodeck_payments.use_cases.settlement import apply_transfers, sweep
 from kernodeck_payments.views import payment_view, topup_view
 
@@ -185,9 +184,8 @@ class PaymentsService:
     @rpc(expected_exceptions=ServiceError)
     def report_payment(self, account_id, payment_id) -> dict:
         """ "J'ai payé": note the signal and ask the watcher to look now. Credits nothing."""
-        with self.db.transaction() as tx:
-            intent = report_payment(tx, account_id, payment_id, utcnow())
-            return payment_view(intent, transfers_of(tx.session, intent.id), self.settings.ethereum_chain_id)
+        intent, transfers = report_payment(self._settlement(), account_id, payment_id, utcnow())
+        return payment_view(intent, transfers, self.settings.ethereum_chain_id)
 
     # --- balance ---------------------------------------------------------
 
