@@ -269,7 +269,7 @@ def test_each_replica_taking_over_emits_in_a_later_epoch_even_on_a_new_database(
     after = max(newer)
     # Takeovers within one millisecond give epochs past the clock (one more than the last); a database replaced
     # starts from the clock alone, so the premise is a replacement that takes longer than that run of epochs.
-    while time.time() * 1000 <= after[0]:
+    while int(time.time() * 1000) <= after[0]:  # the epoch is whole milliseconds, as below
         time.sleep(0.001)
     replaced = memory_units()  # the database replaced: its sequence starts again at 1
     chain.mine(pay("a", 12))
