@@ -49,14 +49,10 @@ from kernodeck_payments.rates.refresh import refresh
 from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
-from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid
-from kernodeck_payments.store.intents import (
-    pending_topup_cents,
-)
-from kernodeck_payments.store.orders import record_order_statuses, remember_order
+from kernodeck_payments.store.intents import pending_topup_cents
 from kernodeck_payments.store.tables import Topup
-from kernodeck_payments.store.units import SqlBalance, SqlIntake, SqlRefunds, SqlSettlement
-from kernodeck_payments.use_cases import instructions, refunds
+from kernodeck_payments.store.units import SqlBalance, SqlCopies, SqlIntake, SqlRefunds, SqlSettlement
+from kernodeck_payments.use_cases import copies, instructions, refunds
 from kernodeck_payments.use_cases.balance import pay_extension_with_balance, pay_with_balance
 from kernodeck_payments.use_cases.intake import open_payment
 from kernodeck_payments.use_cases.reporting import report_payment
@@ -232,35 +228,24 @@ class PaymentsService:
 
     @consumer(OrderCreated)
     def on_order_created(self, payload):
-        event = OrderCreated.from_message(payload)
-        with self.db.consume(event) as tx:
-            if tx is not None:
-                remember_order(tx.session, event)
+        copies.order_created(self._copies(), OrderCreated.from_message(payload))
 
-    # A block's orders turn paid together: their statuses are copied in one unit, each once (each copy keeps the
-    # newest status, whatever the order it is applied in).
     @batch_consumer(OrderStatusChanged)
     def on_order_status_changed(self, payloads):
-        events = [OrderStatusChanged.from_message(payload) for payload in payloads]
-        with self.db.consume_each(events) as (tx, fresh):
-            record_order_statuses(tx.session, fresh)
+        copies.order_statuses_changed(self._copies(), [OrderStatusChanged.from_message(p) for p in payloads])
 
     # --- extensions (support) ---------------------------------------------
 
     @consumer(ExtensionConfirmed)
     def on_extension_confirmed(self, payload):
-        event = ExtensionConfirmed.from_message(payload)
-        with self.db.consume(event) as tx:
-            if tx is not None:
-                copy_extension(tx.session, event)
+        copies.extension_confirmed(self._copies(), ExtensionConfirmed.from_message(payload))
 
     @consumer(ExtensionPaid)
     def on_extension_paid(self, payload):
-        """Paid: no further payment is opened for it."""
-        event = ExtensionPaid.from_message(payload)
-        with self.db.consume(event) as tx:
-            if tx is not None:
-                mark_extension_paid(tx.session, event.extension_id)
+        copies.extension_paid(self._copies(), ExtensionPaid.from_message(payload))
+
+    def _copies(self) -> SqlUnits:
+        return SqlUnits(self.db, SqlCopies)
 
     # --- operators -------------------------------------------------------
 

@@ -1,20 +1,21 @@
 """Payments' units of work on plain objects (kernodeck_kit.memory), for its use cases (use_cases/: balance,
-intake, instructions, settlement, refunds)."""
+intake, instructions, copies, settlement, refunds)."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 
 from sqlmodel import SQLModel
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_contracts.statuses import PaymentStatus
+from kernodeck_contracts.events import ExtensionConfirmed, OrderCreated, OrderStatusChanged
+from kernodeck_contracts.statuses import OrderStatus, PaymentStatus
 from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
 from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.intents import Purpose, address_key
-from kernodeck_payments.domain.orders import PayableOrder
+from kernodeck_payments.domain.orders import PayableOrder, created_order
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.ledger.domain import refund_key
 from kernodeck_payments.store.intents import OPEN
@@ -51,6 +52,7 @@ class IntakeTables:
     intents: dict[str, PaymentIntent] = field(default_factory=dict)
     orders: dict[str, PayableOrder] = field(default_factory=dict)  # payments' copies, by order id
     extensions: dict[str, PayableExtension] = field(default_factory=dict)
+    status_at: dict[str, datetime] = field(default_factory=dict)  # when each order copy's status was true
 
 
 class MemoryIntake(MemoryUnit[IntakeTables]):
@@ -117,6 +119,44 @@ def intake_units(
     return MemoryUnits(
         "payments", IntakeTables(board, list(solana_pool), orders=orders, extensions=extensions), MemoryIntake
     )
+
+
+class MemoryCopies(MemoryIntake):
+    def remember_order(self, event: OrderCreated) -> None:
+        known = self.tables.orders.get(event.order_id)
+        status = known.status if known else OrderStatus.AWAITING_PAYMENT
+        self.tables.status_at.setdefault(event.order_id, event.occurred_at)
+        self.put(self.tables.orders, created_order(event, status), event.order_id)
+
+    def record_order_statuses(self, events: list[OrderStatusChanged]) -> None:
+        for event in sorted(events, key=lambda e: e.order_id):
+            known = self.tables.orders.get(event.order_id)
+            if known is None:
+                self.put(
+                    self.tables.orders,
+                    PayableOrder(event.order_id, event.account_id, event.status, None),
+                    event.order_id,
+                )
+            elif self.tables.status_at[event.order_id] <= event.occurred_at:
+                self.put(self.tables.orders, replace(known, status=event.status), event.order_id)
+            else:
+                continue
+            self.tables.status_at[event.order_id] = event.occurred_at
+
+    def copy_extension(self, event: ExtensionConfirmed) -> None:
+        copy = PayableExtension(
+            event.extension_id, event.order_id, event.account_id, event.price_usd_cents, event.due_by
+        )
+        self.tables.extensions.setdefault(event.extension_id, copy)
+
+    def mark_extension_paid(self, extension_id: str) -> None:
+        known = self.tables.extensions.get(extension_id)
+        if known is not None:
+            self.tables.extensions[extension_id] = replace(known, paid=True)
+
+
+def copies_units() -> MemoryUnits:
+    return MemoryUnits("payments", IntakeTables(MethodBoard({}, {}, frozenset(), 0)), MemoryCopies)
 
 
 @dataclass

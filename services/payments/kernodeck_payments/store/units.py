@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from sqlmodel import SQLModel
 
-from kernodeck_contracts.events import ChainTransfer
+from kernodeck_contracts.events import ChainTransfer, ExtensionConfirmed, OrderCreated, OrderStatusChanged
 from kernodeck_kit.db import lock_key
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.units import SqlUnit
@@ -27,7 +27,7 @@ from kernodeck_payments.ledger.store import (
     refund_refused_payment,
 )
 from kernodeck_payments.store.addresses import take_index, take_solana_address, unfunded_issued_since
-from kernodeck_payments.store.extensions import payable_extension
+from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
 from kernodeck_payments.store.intents import (
     due_for_reconciliation,
     get_intent,
@@ -41,7 +41,7 @@ from kernodeck_payments.store.intents import (
     transfers_in,
     transfers_of,
 )
-from kernodeck_payments.store.orders import payable_order
+from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from kernodeck_payments.store.reviews import open_review
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 
@@ -51,6 +51,20 @@ ORDER_LOCKS = 71  # the advisory lock namespace of payments' order refunds
 class SqlBalance(SqlUnit):
     def debit_for_order(self, account_id: str, cents: int, order_id: str, key: str, at: datetime) -> bool:
         return debit_customer_for_order(self.session, account_id, cents, order_id, key, at)
+
+
+class SqlCopies(SqlUnit):
+    def remember_order(self, event: OrderCreated) -> None:
+        remember_order(self.session, event)
+
+    def record_order_statuses(self, events: list[OrderStatusChanged]) -> None:
+        record_order_statuses(self.session, events)
+
+    def copy_extension(self, event: ExtensionConfirmed) -> None:
+        copy_extension(self.session, event)
+
+    def mark_extension_paid(self, extension_id: str) -> None:
+        mark_extension_paid(self.session, extension_id)
 
 
 class SqlIntake(SqlUnit):
