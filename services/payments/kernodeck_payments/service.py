@@ -51,8 +51,8 @@ from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.intents import pending_topup_cents
 from kernodeck_payments.store.tables import Topup
-from kernodeck_payments.store.units import SqlBalance, SqlCopies, SqlIntake, SqlRefunds, SqlSettlement
-from kernodeck_payments.use_cases import copies, instructions, refunds
+from kernodeck_payments.store.units import SqlBalance, SqlCopies, SqlIntake, SqlRefunds, SqlReviews, SqlSettlement
+from kernodeck_payments.use_cases import copies, instructions, refunds, reviews
 from kernodeck_payments.use_cases.balance import pay_extension_with_balance, pay_with_balance
 from kernodeck_payments.use_cases.intake import open_payment
 from kernodeck_payments.use_cases.reporting import report_payment
@@ -257,8 +257,9 @@ class PaymentsService:
     @rpc(expected_exceptions=ServiceError)
     @operator_only
     def resolve_review(self, operator_id, review_id, decision, amount_usd_cents, note) -> dict:
-        units = self._settlement()
-        return operator.resolve(self.db, units, operator_id, review_id, decision, amount_usd_cents, note, utcnow())
+        units = SqlUnits(self.db, lambda tx: SqlReviews(tx, self.settings))
+        reviews.resolve_review(units, operator_id, review_id, decision, amount_usd_cents, note, utcnow())
+        return operator.review(self.db, review_id)
 
     @rpc(expected_exceptions=ServiceError)
     @operator_only

@@ -1,5 +1,5 @@
 """Payments' units of work on plain objects (kernodeck_kit.memory), for its use cases (use_cases/: balance,
-intake, instructions, copies, settlement, refunds)."""
+intake, instructions, copies, settlement, refunds, reviews)."""
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -19,7 +19,7 @@ from kernodeck_payments.domain.orders import PayableOrder, created_order
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.ledger.domain import refund_key
 from kernodeck_payments.store.intents import OPEN
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewItem, Topup
 
 
 @dataclass
@@ -262,3 +262,24 @@ class MemoryRefunds(MemorySettlement):
 def refund_units(**sales: list[tuple[str, int]]) -> MemoryUnits:
     """Refunds over `sales`: each order's payments booked into sales, (payment id, cents) oldest first."""
     return MemoryUnits("payments", RefundTables(sales=dict(sales)), MemoryRefunds)
+
+
+@dataclass
+class ReviewTables(SettlementTables):
+    items: dict[str, ReviewItem] = field(default_factory=dict)
+    decisions: list[tuple[str, str, str]] = field(default_factory=list)  # (item, actor, decision) of the audit
+
+
+class MemoryReviews(MemorySettlement):
+    def review(self, review_id: str) -> ReviewItem | None:
+        return self.read(self.tables.items, review_id)
+
+    def record_decision(self, item, actor, decision, amount_usd_cents, note, now) -> None:
+        item.status, item.decision, item.amount_usd_cents, item.note = "resolved", decision, amount_usd_cents, note
+        item.resolved_by, item.resolved_at = actor, now
+        self.put(self.tables.items, item)
+        self.tables.decisions.append((item.id, actor, decision))
+
+
+def review_units(*items: ReviewItem) -> MemoryUnits:
+    return MemoryUnits("payments", ReviewTables(items={item.id: item for item in items}), MemoryReviews)

@@ -42,8 +42,8 @@ from kernodeck_payments.store.intents import (
     transfers_of,
 )
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
-from kernodeck_payments.store.reviews import open_review
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
+from kernodeck_payments.store.reviews import get_review, open_review, record_decision
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewItem
 
 ORDER_LOCKS = 71  # the advisory lock namespace of payments' order refunds
 
@@ -187,3 +187,13 @@ class SqlRefunds(SqlSettlement):
     def refunded(self, payment_ids: list[str]) -> set[str]:
         used = booked_under(self.session, [refund_key(payment_id) for payment_id in payment_ids])
         return {payment_id for payment_id in payment_ids if refund_key(payment_id) in used}
+
+
+class SqlReviews(SqlSettlement):
+    def review(self, review_id: str) -> ReviewItem | None:
+        return get_review(self.session, review_id, lock=True)
+
+    def record_decision(
+        self, item: ReviewItem, actor: str, decision: str, amount_usd_cents: int | None, note: str, now: datetime
+    ) -> None:
+        record_decision(self.session, item, actor, decision, amount_usd_cents, note, now)
