@@ -1,7 +1,9 @@
 """Payments' use cases, each family on its unit of work (a Protocol beside it: the SQL one in store/units.py for
-the service, plain objects in tests/memory.py): `intake` (opening a payment intent), `settlement` (chain
-transfers in, intents reconciled, the sweep), `balance` (orders and extensions paid from the balance) and
-`refunds` (money an order or an extension could not use, back to the balance, under the order's lock).
+the service, plain objects in tests/memory.py): `instructions` (what an order's or an extension's payment needs
+first: the order payable, its GPUs held), `intake` (opening a payment intent), `settlement` (chain transfers in,
+intents reconciled, the sweep), `reporting` ("J'ai payé"), `balance` (orders and extensions paid from the
+balance), `refunds` (money an order or an extension could not use, back to the balance, under the order's lock),
+`reviews` (operators' decisions) and `copies` (payments' copies of orders and extensions).
 
 No RPC happens inside a unit: what another service must say is asked before, or after, the transaction.
 """
