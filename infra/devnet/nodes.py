@@ -580,10 +580,20 @@ class AnvilNode(_Process):
 
         self._launch_or_terminate(launch, "address")
         self.accounts = self.rpc("eth_accounts")
-        with contextlib.suppress(OSError, ValueError):
-            self.private_keys = list(json.loads(self.config_path.read_text()).get("private_keys", []))
+        self.private_keys = self._config_keys(until=t0 + timeout)
         self.started_in = time.monotonic() - t0
         return self
+
+    def _config_keys(self, until: float) -> list[str]:
+        """The dev accounts' keys from `--config-out`, which anvil may still be writing when it answers RPC: read
+        again until it holds a key for every account (or the start's time is up: then what it holds)."""
+        keys: list[str] = []
+        while True:
+            with contextlib.suppress(OSError, ValueError):
+                keys = list(json.loads(self.config_path.read_text()).get("private_keys", []))
+            if len(keys) >= len(self.accounts) or time.monotonic() > until:
+                return keys
+            time.sleep(0.05)
 
     def _launch(self, timeout: float) -> None:
         argv = [
