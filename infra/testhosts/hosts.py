@@ -114,7 +114,9 @@ class TestHost:
         return f"kdth{self.slot}"  # the slot is this machine's only user of its addresses
 
     def prepare(self, admin_public_key: str) -> None:
-        """The host's private filesystem: a copy of /etc, empty /home, /tmp, /var/tmp, /run, the double in /opt."""
+        """The host's private filesystem: a copy of /etc, empty /home, /root, /tmp, /var/tmp, /run, the double in
+        /opt. Its own /root keeps this machine's root dotfiles out: bash reads ~/.bashrc for every SSH command,
+        and a developer's (pyenv's rehash under one lock file) made each root step on every host wait on it."""
         if not (self.root / "etc").exists():
             self.root.mkdir(parents=True, exist_ok=True)
             shutil.copytree("/etc", self.root / "etc", symlinks=True)
@@ -124,6 +126,7 @@ class TestHost:
             )
         for folder in ("home", "tmp", "var/tmp", "run/sshd", "opt/kernodeck/env/bin"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
+        (self.root / "root").mkdir(mode=0o700, exist_ok=True)
         (self.root / "tmp").chmod(0o1777)
         (self.root / "var/tmp").chmod(0o1777)
         last_uid = self.root / "etc/kernodeck/last-uid"
@@ -152,10 +155,8 @@ class TestHost:
             self.host, self.port = "127.0.0.1", _free_port()
         config = self.root / "etc/ssh/sshd_config"  # the default path: `sshd -T` on the host reads it
         config.write_text(SSHD_CONFIG.format(port=self.port, address=self.host))
-        mounts = [
-            f"mount --bind {self.root / folder} /{folder}"
-            for folder in ("etc", "home", "opt", "run", "var/tmp", "tmp")  # /tmp last: the host folder may be under it
-        ]
+        folders = ("etc", "home", "root", "opt", "run", "var/tmp", "tmp")  # /tmp last: the host folder may be under it
+        mounts = [f"mount --bind {self.root / folder} /{folder}" for folder in folders]
         boot = " && ".join([*mounts, *self._proc(), *self._dev()])
         driver = f"(exec /usr/bin/python3 -c {shlex.quote(REOPENING_DRIVER)} &) && " if self.modify_device_files else ""
         inner = [
