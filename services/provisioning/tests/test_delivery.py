@@ -52,8 +52,14 @@ def tunnel(host, private_key, user, remote_socket, known_hosts):
                 time.sleep(0.05)
         yield port
     finally:
+        # ssh now and then lives on after SIGTERM (seen: caught, nothing pending, still forwarding minutes on),
+        # which held a whole lane until its timeout: a few seconds, then SIGKILL.
         process.terminate()
-        process.wait()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def http_status(url: str) -> int | str:
