@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.statuses import TransferStatus
+from kernodeck_payments.domain.windows import seconds_until_below
 
 
 class Purpose(StrEnum):
@@ -79,13 +80,13 @@ def address_key(network: str, address: str) -> str:
 def check_address_cap(issued: list[datetime], limit: int, window: timedelta, network: str, now: datetime) -> None:
     """Refuse one more address on `network` while the account's unfunded addresses issued within `window` reach
     `limit`; `issued`: when they were, oldest first. The wait ends when enough of them left the window."""
-    if len(issued) < limit:
+    wait = seconds_until_below(issued, limit, window, now)
+    if wait is None:
         return
-    wait = issued[len(issued) - limit] + window - now
     raise ServiceError(
         ErrorCode.TOO_MANY_REQUESTS,
         f"{len(issued)} {network} addresses were given to this account in the last "
         f"{int(window.total_seconds()) // 3600} hours and nothing was paid to them: pay one of your open payments, "
         "or choose another network",
-        retry_after=max(1, -int(-wait.total_seconds() // 1)),
+        retry_after=wait,
     )

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import OrderCreated
 from kernodeck_contracts.statuses import OrderStatus
+from kernodeck_payments.domain.windows import seconds_until_below
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,13 @@ def intent_deadline(order: PayableOrder, now: datetime, ttl: timedelta, shortest
 def check_cooling_off(expired: list[datetime], limit: int, window: timedelta, now: datetime) -> None:
     """Refuse a new hold while `limit` of the account's order intents expired unpaid within `window`; `expired`:
     when those of the window expired, oldest first. The wait ends when enough of them left the window."""
-    if len(expired) < limit:
+    wait = seconds_until_below(expired, limit, window, now)
+    if wait is None:
         return
-    wait = expired[len(expired) - limit] + window - now
     raise ServiceError(
         ErrorCode.HOLDS_COOLING_OFF,
         f"{len(expired)} of your payments expired unpaid in the last {int(window.total_seconds()) // 3600} hours "
         f"while GPUs were held for them: new payment instructions for orders open again later (pay with the balance "
         f"meanwhile)",
-        retry_after=max(1, -int(-wait.total_seconds() // 1)),
+        retry_after=wait,
     )
