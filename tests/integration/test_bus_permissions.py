@@ -7,7 +7,6 @@ their jobs is what every end-to-end and browser test shows: their stacks run eac
 The table is checked against the code too: every RPC a service or the gateway calls and every event source
 a service handles is in its principal's entry."""
 
-import inspect
 import json
 import re
 import time
@@ -178,8 +177,8 @@ def typed_calls(code: str) -> set[str]:
     """The `service.method` calls `code` makes through the typed clients (kernodeck_contracts.clients) it uses:
     each method of a client it names that it calls."""
     used = set()
-    for client in vars(clients).values():
-        if isinstance(client, type) and hasattr(client, "service") and client.__name__ in code:
-            methods = re.findall(r'self\._call\(\s*self\.service,\s*"(\w+)"', inspect.getsource(client))
+    for client in clients.CLIENTS:
+        if client.__name__ in code:
+            methods = clients.rpc_methods(client)
             used |= {f"{client.service}.{method}" for method in methods if re.search(rf"\.{method}\(", code)}
     return used

@@ -65,3 +65,28 @@ class CatalogListing(RpcResult):
     durations_days: list[int]
     lots: LotBounds
     preparations: list[ListedPreparation]
+
+
+class OrderToPay(RpcResult):
+    """orders' answer to `get_payable_order`: the order's `order_created` payload as orders would publish it, and
+    its status now (for payments, asked before that event arrived)."""
+
+    created: dict
+    status: str
+
+
+class Hold(RpcResult):
+    """provisioning's answer to `hold_capacity`: until when the order's GPUs are held, and whether this call
+    took them (False: an earlier hold, extended)."""
+
+    order_id: str
+    held_until: str
+    new: bool
+
+
+class WatchedPage(RpcResult):
+    """payments' answer to `watched_addresses`: a page of addresses (as the watchers read them), and the `after`
+    of the next page, None after the last."""
+
+    addresses: list[dict]
+    next: str | None

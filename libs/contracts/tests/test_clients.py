@@ -1,10 +1,12 @@
 """The typed clients: each method calls its service's method by name with named arguments, and reads the answer
-into its result model, refusing one that lacks a field."""
+into its result model, refusing one that lacks a field; on an awaited transport (the gateway's) or a plain one
+(a nameko proxy's)."""
 
 import pytest
 from pydantic import ValidationError
 
-from kernodeck_contracts.clients import CatalogClient
+from kernodeck_contracts.clients import CatalogClient, OrdersClient, ServiceClient
+from kernodeck_contracts.clients.base import rpc_method
 from kernodeck_contracts.rpc import CatalogListing, Quote
 
 pytestmark = pytest.mark.unit
@@ -45,13 +47,21 @@ LISTING = {
 
 
 class Recorder:
-    """The transport: records each call and answers with `answer`."""
+    """The asyncio transport: records each call and answers with `answer`."""
 
     def __init__(self, answer):
         self.answer = answer
         self.calls = []
 
     async def __call__(self, service, method, /, **kwargs):
+        self.calls.append((service, method, kwargs))
+        return self.answer
+
+
+class PlainRecorder(Recorder):
+    """The eventlet transport (a nameko proxy's): the answer itself."""
+
+    def __call__(self, service, method, /, **kwargs):
         self.calls.append((service, method, kwargs))
         return self.answer
 
@@ -92,3 +102,53 @@ def test_an_answer_without_a_field_of_its_result_is_refused():
 def test_the_arguments_are_named_only():
     with pytest.raises(TypeError):
         CatalogClient(Recorder(QUOTE)).quote("h100", 7, 2, "pytorch")
+
+
+def test_on_a_plain_transport_the_result_comes_back_itself():
+    call = PlainRecorder(QUOTE)
+    quote = CatalogClient(call).quote(model="h100", duration_days=7, lots=2, preparation="pytorch")
+    assert quote == Quote(**QUOTE)
+    assert call.calls == [
+        ("catalog", "quote", {"model": "h100", "duration_days": 7, "lots": 2, "preparation": "pytorch"})
+    ]
+
+
+def test_a_dict_answer_goes_through_with_every_field():
+    order = {"id": "o-1", "status": "paid", "summary": {"model": "h100"}, "added_later": [1, 2]}
+    call = PlainRecorder(order)
+    assert OrdersClient(call).get_order(account_id="a-1", order_id="o-1") == order
+    assert call.calls == [("orders", "get_order", {"account_id": "a-1", "order_id": "o-1"})]
+
+
+def test_the_transport_options_go_with_every_call():
+    call = PlainRecorder({"items": [], "next_cursor": None})
+    orders = OrdersClient(call, timeout=2.0).using(operator="op-1")
+    orders.list_orders(account_id="a-1", limit=5)
+    assert call.calls == [
+        ("orders", "list_orders", {"timeout": 2.0, "operator": "op-1", "account_id": "a-1", "limit": 5})
+    ]
+
+
+def test_an_argument_left_out_is_not_sent_so_the_services_default_applies():
+    call = PlainRecorder({"items": [], "next_cursor": None})
+    OrdersClient(call).list_orders(account_id="a-1")
+    assert call.calls == [("orders", "list_orders", {"account_id": "a-1"})]
+
+
+def test_a_wrong_or_missing_argument_fails_before_anything_is_sent():
+    call = PlainRecorder({})
+    with pytest.raises(TypeError):
+        OrdersClient(call).get_order(account_id="a-1", order="o-1")
+    with pytest.raises(TypeError):
+        OrdersClient(call).get_order(account_id="a-1")
+    assert call.calls == []
+
+
+def test_an_rpc_method_declares_its_parameters_keyword_only():
+    with pytest.raises(TypeError, match="keyword-only"):
+
+        class Positional(ServiceClient):
+            service = "catalog"
+
+            @rpc_method
+            def quote(self, model: str) -> dict: ...
