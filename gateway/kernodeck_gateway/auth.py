@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from kernodeck_contracts.clients import AccountsClient
 from kernodeck_gateway.client_address import client_address as address_of_client
 from kernodeck_gateway.problems import Problem
 from kernodeck_gateway.rpc import RpcClient
@@ -71,7 +72,7 @@ async def current_caller(request: Request, rpc: Rpc) -> Caller:
         raise Problem(401, "unauthenticated", "log in first")
     if via_cookie and request.method not in SAFE_METHODS:
         check_csrf(request, token)
-    account = await rpc.call("accounts", "resolve_session", token)
+    account = await AccountsClient(rpc.call).resolve_session(token=token)
     return Caller(account=account, token=token)
 
 

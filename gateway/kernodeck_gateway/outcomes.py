@@ -3,13 +3,13 @@ payments once for a whole page of payments, and put on each as `outcome` for `pr
 
 from collections.abc import Iterable
 
-from kernodeck_gateway.rpc import RpcClient
+from kernodeck_contracts.clients import PaymentsClient
 
 
-async def attach_outcomes(rpc: RpcClient, account_id: str, *groups: Iterable[dict]) -> None:
-    payments = [payment for group in groups for payment in group]
-    if not payments:
+async def attach_outcomes(payments: PaymentsClient, account_id: str, *groups: Iterable[dict]) -> None:
+    listed = [payment for group in groups for payment in group]
+    if not listed:
         return
-    found = await rpc.call("payments", "list_payment_outcomes", account_id, [p["id"] for p in payments])
-    for payment in payments:
+    found = await payments.list_payment_outcomes(account_id=account_id, payment_ids=[p["id"] for p in listed])
+    for payment in listed:
         payment["outcome"] = found[payment["id"]]

@@ -2,7 +2,8 @@ from datetime import datetime
 
 from fastapi import APIRouter, Request, Response
 
-from kernodeck_gateway.auth import CSRF_COOKIE, CurrentCaller, Rpc, client_address, csrf_token, session_cookie_name
+from kernodeck_gateway.auth import CSRF_COOKIE, CurrentCaller, client_address, csrf_token, session_cookie_name
+from kernodeck_gateway.clients import AccountsService
 from kernodeck_gateway.openapi import refusals
 from kernodeck_gateway.responses import Account, Session
 from kernodeck_gateway.schemas import Credentials, NewAccount, present_account
@@ -16,16 +17,22 @@ def password_timeout(request: Request) -> float:
 
 
 @router.post("/accounts", status_code=201, responses=refusals(409, 429))
-async def register(body: NewAccount, request: Request, rpc: Rpc) -> Account:
-    arguments = (body.first_name, body.last_name, body.email, body.password, client_address(request))
-    account = await rpc.call("accounts", "register", *arguments, timeout=password_timeout(request))
+async def register(body: NewAccount, request: Request, accounts: AccountsService) -> Account:
+    account = await accounts.using(timeout=password_timeout(request)).register(
+        first_name=body.first_name,
+        last_name=body.last_name,
+        email=body.email,
+        password=body.password,
+        client_address=client_address(request),
+    )
     return present_account(account)
 
 
 @router.post("/sessions", status_code=201, responses=refusals(401, 429))
-async def log_in(body: Credentials, request: Request, response: Response, rpc: Rpc) -> Session:
-    arguments = (body.email, body.password, client_address(request))
-    session = await rpc.call("accounts", "login", *arguments, timeout=password_timeout(request))
+async def log_in(body: Credentials, request: Request, response: Response, accounts: AccountsService) -> Session:
+    session = await accounts.using(timeout=password_timeout(request)).login(
+        email=body.email, password=body.password, client_address=client_address(request)
+    )
     secure = request.app.state.settings.cookie_secure
     max_age = int((datetime.fromisoformat(session["expires_at"]) - datetime.now().astimezone()).total_seconds())
     cookie = {"max_age": max_age, "secure": secure, "samesite": "lax", "path": "/"}
@@ -39,8 +46,8 @@ async def log_in(body: Credentials, request: Request, response: Response, rpc: R
 
 
 @router.delete("/sessions/current", status_code=204)
-async def log_out(caller: CurrentCaller, request: Request, rpc: Rpc) -> Response:
-    await rpc.call("accounts", "logout", caller.token)
+async def log_out(caller: CurrentCaller, request: Request, accounts: AccountsService) -> Response:
+    await accounts.logout(token=caller.token)
     secure = request.app.state.settings.cookie_secure
     response = Response(status_code=204)
     response.delete_cookie(session_cookie_name(secure), path="/", secure=secure, httponly=True, samesite="lax")

@@ -3,7 +3,8 @@ import io
 import segno
 from fastapi import APIRouter, Response
 
-from kernodeck_gateway.auth import CurrentCaller, Rpc
+from kernodeck_gateway.auth import CurrentCaller
+from kernodeck_gateway.clients import PaymentsService
 from kernodeck_gateway.openapi import refusals
 from kernodeck_gateway.outcomes import attach_outcomes
 from kernodeck_gateway.responses import Payment, PaymentMethod
@@ -13,21 +14,21 @@ router = APIRouter(prefix="/api/v1", tags=["payments"])
 
 
 @router.get("/payment-methods")
-async def list_methods(rpc: Rpc) -> list[PaymentMethod]:
-    return [present_method(m) for m in await rpc.call("payments", "list_methods")]
+async def list_methods(payments: PaymentsService) -> list[PaymentMethod]:
+    return [present_method(m) for m in await payments.list_methods()]
 
 
 @router.get("/payments/{payment_id}", responses=refusals(404))
-async def get_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Payment:
-    payment = await rpc.call("payments", "get_payment", caller.account_id, payment_id)
-    await attach_outcomes(rpc, caller.account_id, [payment])
+async def get_payment(payment_id: str, caller: CurrentCaller, payments: PaymentsService) -> Payment:
+    payment = await payments.get_payment(account_id=caller.account_id, payment_id=payment_id)
+    await attach_outcomes(payments, caller.account_id, [payment])
     return present_payment(payment)
 
 
 @router.post("/payments/{payment_id}/reported", responses=refusals(404, 409))
-async def report_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Payment:
-    payment = await rpc.call("payments", "report_payment", caller.account_id, payment_id)
-    await attach_outcomes(rpc, caller.account_id, [payment])
+async def report_payment(payment_id: str, caller: CurrentCaller, payments: PaymentsService) -> Payment:
+    payment = await payments.report_payment(account_id=caller.account_id, payment_id=payment_id)
+    await attach_outcomes(payments, caller.account_id, [payment])
     return present_payment(payment)
 
 
@@ -36,8 +37,8 @@ async def report_payment(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Pa
     response_class=Response,
     responses={200: {"content": {"image/svg+xml": {}}}, **refusals(404)},
 )
-async def payment_qr_code(payment_id: str, caller: CurrentCaller, rpc: Rpc) -> Response:
-    payment = await rpc.call("payments", "get_payment", caller.account_id, payment_id)
+async def payment_qr_code(payment_id: str, caller: CurrentCaller, payments: PaymentsService) -> Response:
+    payment = await payments.get_payment(account_id=caller.account_id, payment_id=payment_id)
     svg = io.BytesIO()
     # make_qr: a plain QR code; segno.make may pick a Micro QR, which wallets do not scan.
     segno.make_qr(payment["uri"], error="m").save(svg, kind="svg", scale=4)
