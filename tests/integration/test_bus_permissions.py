@@ -22,6 +22,7 @@ from nameko.rpc import RpcProxy
 from kernodeck_contracts import clients
 from kernodeck_kit.bus_permissions import GATEWAY_CALLS, PRINCIPALS, principal
 from kernodeck_kit.bus_users import apply, local_password, uri_for
+from kernodeck_kit.transport.peers import Peer
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCESS_REFUSED = 403
@@ -140,10 +141,12 @@ def test_the_table_covers_every_rpc_and_event_source_the_code_uses():
         entry = principal(name)
         package = Path(__import__(cls.__module__).__file__).parent
         code = "\n".join(p.read_text() for p in package.rglob("*.py"))
-        called = {
-            f"{target}.{method}"
-            for attr, target in ((a, v.target_service) for a, v in vars(cls).items() if isinstance(v, RpcProxy))
-            for method in re.findall(rf"self\.{attr}\.(\w+)", code)
+        called = {  # self.<peer>.<method>(, or through a copy of the peer's client named as it is
+            f"{peer.client.service}.{method}"
+            for attr, peer in vars(cls).items()
+            if isinstance(peer, Peer)
+            for method in clients.rpc_methods(peer.client)
+            if re.search(rf"\b{attr}\.(using\([^)]*\)\.)?{method}\(", code)
         }
         assert called <= set(entry.calls), f"{name} calls what its user may not: {called - set(entry.calls)}"
         assert {c.split(".")[0] for c in entry.calls} <= rpc_proxies(cls), f"{name}: calls listed it never makes"

@@ -25,9 +25,9 @@ from nameko.extensions import DependencyProvider
 from nameko.rpc import ServiceProxy
 from nameko.standalone.rpc import ClusterProxy, ClusterRpcProxy
 
+from kernodeck_contracts.clients import AccountsClient
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.settings import SETTINGS_KEY, ServiceSettings
-from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.rpc import BROKER_USER
 
 OPERATOR = "operator"  # the context key the gateway and the command set
@@ -68,7 +68,7 @@ class OperatorCheck:
         self.context = context
         self.allowed_broker_users = allowed_broker_users
 
-    def require(self, accounts) -> str:
+    def require(self, accounts: AccountsClient) -> str:
         """The checked operator's name (an account id, or `cli:NAME`); ServiceError forbidden when it is none."""
         operator = self.context.get(OPERATOR)
         if not isinstance(operator, str) or not operator:
@@ -80,7 +80,7 @@ class OperatorCheck:
                 )
             return operator
         try:
-            account = call_service(accounts.get_account, operator)
+            account = accounts.get_account(account_id=operator)
         except ServiceError as refused:
             if refused.code == ErrorCode.SERVICE_UNAVAILABLE:
                 raise
@@ -91,7 +91,7 @@ class OperatorCheck:
 
 
 class Operators(DependencyProvider):
-    """`operators = Operators()` on a service with `accounts = RpcProxy("accounts")`, for `@operator_only`."""
+    """`operators = Operators()` on a service with `accounts = Peer(AccountsClient)`, for `@operator_only`."""
 
     def setup(self):
         # Validated here as the kit's model: the service's own is kept on the container by its Settings.

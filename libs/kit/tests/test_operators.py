@@ -3,13 +3,14 @@ or for the operator command from an operator's broker user (as the broker vouche
 whatever the caller puts in the call's context or headers."""
 
 import pytest
-from nameko.rpc import RpcProxy
 from nameko.standalone.rpc import ClusterRpcProxy
 
+from kernodeck_contracts.clients import AccountsClient
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.operators import CommandRpcProxy, Operators, operator_only
 from kernodeck_kit.settings import SETTINGS_KEY
 from kernodeck_kit.transport.calls import RemoteServiceError
+from kernodeck_kit.transport.peers import Peer
 from kernodeck_kit.transport.rpc import rpc
 
 ACCOUNTS = {"op-1": True, "customer-1": False}
@@ -29,7 +30,7 @@ class Accounts:
 
 class Desk:
     name = "desk"
-    accounts = RpcProxy("accounts")
+    accounts = Peer(AccountsClient)
     operators = Operators()
 
     @rpc

@@ -1,13 +1,12 @@
 """The watcher's nameko entrypoints: thin, over the WatcherRuntime and the SQL unit. One service per network
 (`watcher_<network>`)."""
 
-from nameko.rpc import RpcProxy
-
+from kernodeck_contracts.clients import PaymentsClient
 from kernodeck_contracts.events import AddressWatched, PaymentReported
 from kernodeck_kit.timers import configured_timer
-from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.dependencies import Database, Instrumented
 from kernodeck_kit.transport.events import consumer
+from kernodeck_kit.transport.peers import Peer
 from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.units import SqlUnits
 from kernodeck_watchers.chains.base import NodeError
@@ -23,7 +22,7 @@ class WatcherService:
     db = Database(source="chain")
     instrumented = Instrumented()
     watcher = Watcher()
-    payments = RpcProxy("payments")
+    payments = Peer(PaymentsClient)
 
     @property
     def units(self) -> SqlUnits:
@@ -68,12 +67,12 @@ class WatcherService:
 
     def _payments_watched(self) -> list[dict]:
         """Every address payments watches on this network, page by page."""
-        timeout = self.watcher.settings.payments_timeout_s
+        payments = self.payments.using(timeout=self.watcher.settings.payments_timeout_s)
         addresses, after = [], None
         while True:
-            page = call_service(self.payments.watched_addresses, self.watcher.network, after, timeout=timeout)
-            addresses.extend(page["addresses"])
-            after = page["next"]
+            page = payments.watched_addresses(network=self.watcher.network, after=after)
+            addresses.extend(page.addresses)
+            after = page.next
             if after is None:
                 return addresses
 

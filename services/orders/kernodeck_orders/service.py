@@ -2,9 +2,8 @@
 
 from uuid import uuid4
 
-from nameko.rpc import RpcProxy
-
 from kernodeck_contracts import timeline
+from kernodeck_contracts.clients import CatalogClient
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     ExtensionConfirmed,
@@ -23,14 +22,13 @@ from kernodeck_contracts.events import (
     SupportRequestOpened,
 )
 from kernodeck_contracts.money import format_usd
-from kernodeck_contracts.rpc import Quote
 from kernodeck_contracts.timeline import Said, TimelineCode
 from kernodeck_kit.paging import Page
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
-from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.dependencies import Database, Instrumented, Settings
 from kernodeck_kit.transport.events import batch_consumer, consumer
+from kernodeck_kit.transport.peers import Peer
 from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.types import utcnow
 from kernodeck_kit.units import SqlUnits
@@ -62,7 +60,7 @@ class OrdersService:
     instrumented = Instrumented()
     settings = Settings(OrdersSettings)
     state = StateMetrics(read_state)
-    catalog = RpcProxy("catalog")
+    catalog = Peer(CatalogClient)
 
     @property
     def units(self) -> SqlUnits:
@@ -77,7 +75,7 @@ class OrdersService:
         self, account_id, model, duration_days, lots, preparation, ssh_public_key=None, preparation_note=None
     ) -> dict:
         key, description = check_delivery_wishes(preparation, ssh_public_key, preparation_note)
-        quote = Quote.model_validate(call_service(self.catalog.quote, model, duration_days, lots, preparation))
+        quote = self.catalog.quote(model=model, duration_days=duration_days, lots=lots, preparation=preparation)
         order = use_cases.create_order(
             self.units,
             uuid4().hex,

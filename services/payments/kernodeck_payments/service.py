@@ -5,8 +5,8 @@ from datetime import timedelta
 from uuid import uuid4
 
 import eventlet
-from nameko.rpc import RpcProxy
 
+from kernodeck_contracts.clients import AccountsClient, OrdersClient, ProvisioningClient
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import (
     BalanceMismatch,
@@ -31,6 +31,7 @@ from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
 from kernodeck_kit.transport.dependencies import Database, Instrumented, Settings
 from kernodeck_kit.transport.events import batch_consumer, consumer
+from kernodeck_kit.transport.peers import Peer
 from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.types import rfc3339, utcnow
 from kernodeck_kit.units import SqlUnits
@@ -75,9 +76,9 @@ class PaymentsService:
     settings = Settings(PaymentsSettings)
     state = StateMetrics(read_state, PaymentsSettings)
     rate_sources = RateSources()
-    provisioning = RpcProxy("provisioning")
-    orders = RpcProxy("orders")
-    accounts = RpcProxy("accounts")
+    provisioning = Peer(ProvisioningClient)
+    orders = Peer(OrdersClient)
+    accounts = Peer(AccountsClient)
     operators = Operators()
 
     @rpc

@@ -5,16 +5,16 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import eventlet
-from nameko.rpc import RpcProxy
 
+from kernodeck_contracts.clients import AccountsClient, CatalogClient, OrdersClient
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import ExtensionPaid, OrderCreated, OrderStatusChanged, PaymentStatusChanged
 from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.state_metrics import StateMetrics
 from kernodeck_kit.timers import configured_timer
-from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.dependencies import Database, Instrumented
 from kernodeck_kit.transport.events import consumer
+from kernodeck_kit.transport.peers import Peer
 from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.units import SqlUnits
 from kernodeck_provisioning import metrics
@@ -39,9 +39,9 @@ class ProvisioningService:
     tools = ProvisioningTools()
     deliveries = Deliveries()
     clock = Clock()
-    catalog = RpcProxy("catalog")
-    orders = RpcProxy("orders")
-    accounts = RpcProxy("accounts")
+    catalog = Peer(CatalogClient)
+    orders = Peer(OrdersClient)
+    accounts = Peer(AccountsClient)
     operators = Operators()
 
     @property
@@ -133,9 +133,8 @@ class ProvisioningService:
         return inventory.list_nodes(self.units)
 
     def _catalog_model(self, model_id) -> GpuModel | None:
-        models = call_service(self.catalog.list_catalog)["models"]
-        found = next((m for m in models if m["id"] == model_id), None)
-        return None if found is None else GpuModel(found["id"], found["backend"], found["gpus_per_lot"])
+        found = next((m for m in self.catalog.list_catalog().models if m.id == model_id), None)
+        return None if found is None else GpuModel(found.id, found.backend, found.gpus_per_lot)
 
     # --- events from orders, payments and support ---------------------------------------
 
@@ -150,7 +149,7 @@ class ProvisioningService:
             self.deliveries(event.order_id, self._deliver)
 
     def _order_of(self, account_id: str, order_id: str) -> OrderCreated:
-        return _as_created(call_service(self.orders.get_order, account_id, order_id))
+        return _as_created(self.orders.get_order(account_id=account_id, order_id=order_id))
 
     @consumer(PaymentStatusChanged)
     def on_payment_status_changed(self, payload) -> None:
@@ -192,10 +191,10 @@ class ProvisioningService:
     @configured_timer(ProvisioningSettings, "capacity_sync_s", eager=True)
     def sync_capacity(self) -> None:
         """Copy the catalog's models and announce every model's capacity (0 for a model with no node)."""
-        models = _first_answer(lambda: call_service(self.catalog.list_catalog)["models"], CATALOG_FIRST_SYNC_TRIES)
-        if models is None:
+        listing = _first_answer(self.catalog.list_catalog, CATALOG_FIRST_SYNC_TRIES)
+        if listing is None:
             log.warning("the catalog did not answer; capacity announced for the models known here only")
-            models = []
+        models = [] if listing is None else [model.model_dump() for model in listing.models]
         capacity.sync_models(self.units, models)
 
 

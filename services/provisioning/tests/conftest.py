@@ -13,23 +13,34 @@ from nameko.testing.services import replace_dependencies
 
 from infra.testhosts.hosts import TestHost, admin_key, can_run_hosts, netns_allowed
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
+from kernodeck_contracts.rpc import CatalogListing, ListedModel, LotBounds
 from kernodeck_kit.operators import CommandRpcProxy
 from kernodeck_kit.testing import service_config, truncate_all
 from kernodeck_provisioning.config import ProvisioningSettings
 from kernodeck_provisioning.crypto import new_key
 from kernodeck_provisioning.service import ProvisioningService
 
-MODELS = [{"id": "h100", "backend": "cuda", "gpus_per_lot": 1}, {"id": "mi300x", "backend": "rocm", "gpus_per_lot": 1}]
+# (id, backend, GPUs per lot): what provisioning reads of the catalog's models.
+MODELS = [("h100", "cuda", 1), ("mi300x", "rocm", 1)]
 
 
 class CatalogDouble:
-    """The catalog's list_catalog answer, as provisioning reads it (backend and GPUs per lot)."""
+    """The catalog's list_catalog answer, a contracts `CatalogListing` of MODELS."""
 
     name = "catalog"
 
     @rpc
     def list_catalog(self):
-        return {"models": MODELS}
+        models = [
+            ListedModel(
+                id=model_id, name=model_id, vendor="", backend=backend, memory_gb_per_gpu=80,
+                gpus_per_lot=gpus_per_lot, lot_prices_cents={"3": 18900}, available_lots=0, held_lots=0,
+            )
+            for model_id, backend, gpus_per_lot in MODELS
+        ]  # fmt: skip
+        return CatalogListing(
+            models=models, durations_days=[3], lots=LotBounds(min=1, max=10), preparations=[]
+        ).model_dump()
 
 
 class OrdersDouble:

@@ -2,17 +2,15 @@
 
 from uuid import uuid4
 
-from nameko.rpc import RpcProxy
-
+from kernodeck_contracts.clients import AccountsClient, CatalogClient, OrdersClient, PaymentsClient
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import PaymentSettled, RentalExtended, RentalExtensionRefused
-from kernodeck_contracts.rpc import Quote
 from kernodeck_kit.operators import Operators, operator_only
 from kernodeck_kit.paging import Page
 from kernodeck_kit.state_metrics import StateMetrics
-from kernodeck_kit.transport.calls import call_service
 from kernodeck_kit.transport.dependencies import Database, Instrumented
 from kernodeck_kit.transport.events import consumer
+from kernodeck_kit.transport.peers import Peer
 from kernodeck_kit.transport.rpc import rpc
 from kernodeck_kit.types import utcnow
 from kernodeck_kit.units import SqlUnits
@@ -29,10 +27,10 @@ class SupportService:
     db = Database()
     instrumented = Instrumented()
     state = StateMetrics(read_state)
-    orders = RpcProxy("orders")
-    catalog = RpcProxy("catalog")
-    accounts = RpcProxy("accounts")
-    payments = RpcProxy("payments")
+    orders = Peer(OrdersClient)
+    catalog = Peer(CatalogClient)
+    accounts = Peer(AccountsClient)
+    payments = Peer(PaymentsClient)
     operators = Operators()
 
     @property
@@ -40,29 +38,30 @@ class SupportService:
         return SqlUnits(self.db, SqlSupport)
 
     def _order_of(self, account_id: str, order_id: str) -> dict:
-        return call_service(self.orders.get_order, account_id, order_id)
+        return self.orders.get_order(account_id=account_id, order_id=order_id)
 
     def _topup_of(self, account_id: str, topup_id: str) -> dict:
-        return call_service(self.payments.get_topup, account_id, topup_id)
+        return self.payments.get_topup(account_id=account_id, topup_id=topup_id)
 
     def _order_for(self, account_id: str, configuration: use_cases.Configuration, like: dict) -> dict:
         """A new order of `configuration` for the account, delivered with `like`'s key and preparation."""
-        return call_service(
-            self.orders.create_order,
-            account_id,
-            configuration.model,
-            configuration.duration_days,
-            configuration.lots,
-            like["summary"]["preparation"],
-            like.get("ssh_public_key"),
-            like.get("preparation_note"),
+        return self.orders.create_order(
+            account_id=account_id,
+            model=configuration.model,
+            duration_days=configuration.duration_days,
+            lots=configuration.lots,
+            preparation=like["summary"]["preparation"],
+            ssh_public_key=like.get("ssh_public_key"),
+            preparation_note=like.get("preparation_note"),
         )
 
     def _price_of(self, order: dict, extra_days: int) -> int:
         """The catalog's lot price for `extra_days` times the order's lots (a lot price covers all its GPUs)."""
         summary = order["summary"]
-        quote = call_service(self.catalog.quote, summary["model"], extra_days, summary["lots"], summary["preparation"])
-        return Quote.model_validate(quote).total_usd_cents
+        quote = self.catalog.quote(
+            model=summary["model"], duration_days=extra_days, lots=summary["lots"], preparation=summary["preparation"]
+        )
+        return quote.total_usd_cents
 
     @rpc
     def health(self) -> dict:
