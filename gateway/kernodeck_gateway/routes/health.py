@@ -2,13 +2,24 @@ import asyncio
 
 from fastapi import APIRouter, Request
 
+from kernodeck_contracts.clients import (
+    AccountsClient,
+    CatalogClient,
+    OrdersClient,
+    PaymentsClient,
+    ProvisioningClient,
+    ServiceClient,
+    SupportClient,
+)
 from kernodeck_gateway.auth import Rpc
 from kernodeck_gateway.openapi import refusals
 from kernodeck_gateway.problems import Problem
 from kernodeck_gateway.responses import Readiness, Status
 
 router = APIRouter(tags=["operations"])
-SERVICES = ("catalog", "accounts", "orders", "payments", "provisioning", "support")
+# every service, in the order /readyz names them
+PROBED = (CatalogClient, AccountsClient, OrdersClient, PaymentsClient, ProvisioningClient, SupportClient)
+PROBE_TIMEOUT_S = 2.0
 
 
 @router.get("/healthz")
@@ -33,13 +44,14 @@ async def readyz(rpc: Rpc) -> Readiness:
     """The system's view (dashboards, alerts, `make run`): every service answers (else 503). Also each chain watcher's state as payments last heard it
     (`following`, `lagging`, `silent`): a lagging watcher turns its methods off but leaves the API ready."""
 
-    async def probe(service: str) -> dict | None:
+    async def probe(client: type[ServiceClient]) -> dict | None:
         try:
-            return await rpc.call(service, "health", timeout=2.0)
+            return await client(rpc.call, timeout=PROBE_TIMEOUT_S).health()
         except Exception:
             return None
 
-    answers = dict(zip(SERVICES, await asyncio.gather(*(probe(s) for s in SERVICES)), strict=True))
+    services = [client.service for client in PROBED]
+    answers = dict(zip(services, await asyncio.gather(*(probe(c) for c in PROBED)), strict=True))
     down = [service for service, answer in answers.items() if answer is None]
     if down:
         raise Problem(503, "service_unavailable", f"not answering: {', '.join(down)}")

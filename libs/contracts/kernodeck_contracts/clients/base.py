@@ -23,20 +23,6 @@ class Call(Protocol):
     def __call__(self, service: str, method: str, /, **kwargs: Any) -> Any: ...
 
 
-class ServiceClient:
-    """The methods of `service`, each declared with `@rpc_method`."""
-
-    service: str
-
-    def __init__(self, call: Call, **options: Any):
-        self._call = call
-        self._options = options
-
-    def using(self, **options: Any) -> Self:
-        """The same client with these transport options too (a longer timeout, the operator it calls for)."""
-        return type(self)(self._call, **{**self._options, **options})
-
-
 def rpc_method(declaration: Callable) -> Callable:
     signature = inspect.signature(declaration)
     _self, *parameters = signature.parameters.values()
@@ -46,7 +32,7 @@ def rpc_method(declaration: Callable) -> Callable:
     name = declaration.__name__
 
     @functools.wraps(declaration)
-    def call(self: ServiceClient, **arguments: Any) -> Any:
+    def call(self: "ServiceClient", **arguments: Any) -> Any:
         signature.bind(self, **arguments)  # an unknown or missing argument fails here, not in the service
         answer = self._call(self.service, name, **self._options, **arguments)
         if inspect.isawaitable(answer):
@@ -59,6 +45,24 @@ def rpc_method(declaration: Callable) -> Callable:
 
 async def _read(answer: Any, result: TypeAdapter) -> Any:
     return result.validate_python(await answer)
+
+
+class ServiceClient:
+    """The methods of `service`, each declared with `@rpc_method`; `health`, which every service has, here."""
+
+    service: str
+
+    def __init__(self, call: Call, **options: Any):
+        self._call = call
+        self._options = options
+
+    def using(self, **options: Any) -> Self:
+        """The same client with these transport options too (a longer timeout, the operator it calls for)."""
+        return type(self)(self._call, **{**self._options, **options})
+
+    @rpc_method
+    def health(self) -> dict:
+        """Answers while the service runs, with what it tells of itself (payments: its chain watchers)."""
 
 
 def rpc_methods(client: type[ServiceClient]) -> dict[str, dict[str, inspect.Parameter]]:
