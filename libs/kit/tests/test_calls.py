@@ -5,8 +5,11 @@ import eventlet
 import pytest
 from nameko.standalone.rpc import ClusterRpcProxy
 
+from kernodeck_contracts.clients import ServiceClient
+from kernodeck_contracts.clients.base import rpc_method
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_kit.transport.calls import RemoteServiceError, call_service, print_call
+from kernodeck_kit.transport.calls import RemoteServiceError, call_service, print_answer
+from kernodeck_kit.transport.peers import on_cluster
 from kernodeck_kit.transport.rpc import rpc
 
 
@@ -24,6 +27,16 @@ class Refuser:
     @rpc
     def stall(self):
         eventlet.sleep(30)
+
+
+class RefuserClient(ServiceClient):
+    service = "refuser"
+
+    @rpc_method
+    def refuse(self) -> dict: ...
+
+    @rpc_method
+    def answer(self, *, value: str) -> dict: ...
 
 
 @pytest.fixture
@@ -55,7 +68,8 @@ def test_a_missing_or_silent_peer_is_service_unavailable(refuser):
 
 
 def test_an_operator_command_prints_the_answer_or_the_refusal(refuser, capsys):
-    assert print_call(refuser.refuser.answer, "ok") == 0
+    client = on_cluster(refuser, RefuserClient)
+    assert print_answer(lambda: client.answer(value="ok")) == 0
     assert '"value": "ok"' in capsys.readouterr().out
-    assert print_call(refuser.refuser.refuse) == 1
+    assert print_answer(client.refuse) == 1
     assert capsys.readouterr().err.strip() == "refused (too_many_requests): n: big"

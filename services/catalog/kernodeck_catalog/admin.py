@@ -48,11 +48,12 @@ def show() -> int:
     green.patch()
     from nameko.standalone.rpc import ClusterRpcProxy
 
+    from kernodeck_contracts.clients import CatalogClient
     from kernodeck_kit.settings import ServiceSettings
-    from kernodeck_kit.transport.calls import call_service
+    from kernodeck_kit.transport.peers import on_cluster
 
     with ClusterRpcProxy(ServiceSettings(service_name="catalog-admin").nameko_config()) as cluster:
-        print_prices(call_service(cluster.catalog.list_catalog, timeout=30)["models"])
+        print_prices(on_cluster(cluster, CatalogClient).list_catalog().model_dump()["models"])
     return 0
 
 

@@ -74,28 +74,32 @@ def rpc_command(args) -> int:
     from kernodeck_kit import green
 
     green.patch()
+    from kernodeck_contracts.clients import PaymentsClient
     from kernodeck_kit.operators import CommandRpcProxy
     from kernodeck_kit.settings import ServiceSettings
-    from kernodeck_kit.transport.calls import print_call
+    from kernodeck_kit.transport.calls import print_answer
+    from kernodeck_kit.transport.peers import on_cluster
 
     with CommandRpcProxy(ServiceSettings(service_name="payments-admin").nameko_config()) as cluster:
-        payments = cluster.payments
+        payments = on_cluster(cluster, PaymentsClient)
         calls = {
-            "methods": lambda: (payments.list_methods,),
-            "enable": lambda: (payments.set_method_enabled, args.operator, args.asset, args.network, True),
-            "disable": lambda: (payments.set_method_enabled, args.operator, args.asset, args.network, False),
-            "reviews": lambda: (payments.list_reviews, args.status, args.limit, args.cursor),
-            "resolve": lambda: (
-                payments.resolve_review,
-                args.operator,
-                args.review_id,
-                args.decision,
-                args.amount_cents,
-                args.note,
+            "methods": payments.list_methods,
+            "enable": lambda: payments.set_method_enabled(
+                operator_id=args.operator, asset=args.asset, network=args.network, enabled=True
+            ),
+            "disable": lambda: payments.set_method_enabled(
+                operator_id=args.operator, asset=args.asset, network=args.network, enabled=False
+            ),
+            "reviews": lambda: payments.list_reviews(status=args.status, limit=args.limit, cursor=args.cursor),
+            "resolve": lambda: payments.resolve_review(
+                operator_id=args.operator,
+                review_id=args.review_id,
+                decision=args.decision,
+                amount_usd_cents=args.amount_cents,
+                note=args.note,
             ),
         }
-        method, *call_args = calls[args.command]()
-        return print_call(method, *call_args)
+        return print_answer(calls[args.command])
 
 
 if __name__ == "__main__":

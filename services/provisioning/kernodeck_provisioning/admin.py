@@ -20,9 +20,11 @@ def main(argv: list[str] | None = None) -> int:
 
     green.patch()
 
+    from kernodeck_contracts.clients import ProvisioningClient
     from kernodeck_kit.operators import CommandRpcProxy
     from kernodeck_kit.settings import ServiceSettings
-    from kernodeck_kit.transport.calls import call_service, print_call
+    from kernodeck_kit.transport.calls import print_answer
+    from kernodeck_kit.transport.peers import on_cluster
 
     parser = argparse.ArgumentParser(prog="kernodeck-admin nodes", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -50,22 +52,26 @@ def main(argv: list[str] | None = None) -> int:
 
     config = ServiceSettings(service_name="provisioning-admin").nameko_config()
     with CommandRpcProxy(config) as cluster:
-        provisioning = cluster.provisioning
+        provisioning = on_cluster(cluster, ProvisioningClient, timeout=CHECK_TIMEOUT_S)
         if args.command == "add-node":
 
             def add_and_check() -> dict:  # printed checked: its isolation, or why it could not be checked
-                node = (args.host, args.port, args.host_key, args.model, args.gpus, args.note)
-                added = call_service(provisioning.add_node, *node, timeout=CHECK_TIMEOUT_S)
-                return call_service(provisioning.check_node, added["id"], timeout=CHECK_TIMEOUT_S)
+                added = provisioning.add_node(
+                    host=args.host,
+                    port=args.port,
+                    host_key=args.host_key,
+                    model=args.model,
+                    gpu_count=args.gpus,
+                    note=args.note,
+                )
+                return provisioning.check_node(node_id=added["id"])
 
-            return print_call(add_and_check, timeout=2 * CHECK_TIMEOUT_S)
+            return print_answer(add_and_check)
         if args.command == "check":
-            call = (provisioning.check_node, args.node_id)
-        elif args.command == "list-nodes":
-            call = (provisioning.list_nodes,)
-        else:
-            call = (provisioning.set_node_state, args.node_id, args.state, args.note)
-        return print_call(*call, timeout=CHECK_TIMEOUT_S)
+            return print_answer(lambda: provisioning.check_node(node_id=args.node_id))
+        if args.command == "list-nodes":
+            return print_answer(provisioning.list_nodes)
+        return print_answer(lambda: provisioning.set_node_state(node_id=args.node_id, state=args.state, note=args.note))
 
 
 if __name__ == "__main__":

@@ -20,9 +20,11 @@ def main(argv: list[str] | None = None) -> int:
 
     green.patch()
 
+    from kernodeck_contracts.clients import SupportClient
     from kernodeck_kit.operators import CommandRpcProxy
     from kernodeck_kit.settings import ServiceSettings
-    from kernodeck_kit.transport.calls import print_call
+    from kernodeck_kit.transport.calls import print_answer
+    from kernodeck_kit.transport.peers import on_cluster
 
     parser = argparse.ArgumentParser(prog="kernodeck-admin support", description=__doc__.splitlines()[0])
     parser.add_argument("--as", dest="author", default=OPERATOR, help="who answers (recorded with the answer)")
@@ -48,25 +50,29 @@ def main(argv: list[str] | None = None) -> int:
 
     config = ServiceSettings(service_name="support-admin").nameko_config()
     with CommandRpcProxy(config) as cluster:
-        support = cluster.support
+        support = on_cluster(cluster, SupportClient)
         calls = {
-            "list": lambda: (support.list_queue, args.status, args.limit),
-            "show": lambda: (support.get_request, args.request_id),
-            "answer": lambda: (support.answer_request, args.author, args.request_id, args.text),
-            "confirm": lambda: (support.confirm_extension, args.author, args.request_id, args.note),
-            "confirm-configuration": lambda: (
-                support.confirm_configuration,
-                args.author,
-                args.request_id,
-                args.model,
-                args.lots,
-                args.days,
-                args.note,
+            "list": lambda: support.list_queue(status=args.status, limit=args.limit),
+            "show": lambda: support.get_request(request_id=args.request_id),
+            "answer": lambda: support.answer_request(
+                operator_id=args.author, request_id=args.request_id, text=args.text
             ),
-            "refuse": lambda: (support.refuse_extension, args.author, args.request_id, args.reason),
+            "confirm": lambda: support.confirm_extension(
+                operator_id=args.author, request_id=args.request_id, note=args.note
+            ),
+            "confirm-configuration": lambda: support.confirm_configuration(
+                operator_id=args.author,
+                request_id=args.request_id,
+                model=args.model,
+                lots=args.lots,
+                duration_days=args.days,
+                note=args.note,
+            ),
+            "refuse": lambda: support.refuse_extension(
+                operator_id=args.author, request_id=args.request_id, reason=args.reason
+            ),
         }
-        method, *call_args = calls[args.command]()
-        return print_call(method, *call_args)
+        return print_answer(calls[args.command])
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ working while carrying the ServiceError itself.
 
 import json
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import eventlet
 from nameko.exceptions import RemoteError, UnknownService, get_module_path, registry
@@ -46,11 +48,11 @@ def call_service(method, *args, timeout: float = 5.0, **kwargs):
         ) from None
 
 
-def print_call(method, *args, timeout: float = 30.0) -> int:
-    """An operator command's call: the answer printed as JSON (exit status 0), or the service's refusal with its
-    code and field errors on stderr (exit status 1)."""
+def print_answer(call: Callable[[], Any]) -> int:
+    """An operator command's call (a typed client's, on its own timeout): the answer printed as JSON (exit status
+    0), or the service's refusal with its code and field errors on stderr (exit status 1)."""
     try:
-        result = call_service(method, *args, timeout=timeout)
+        result = call()
     except ServiceError as refused:
         detail = "; ".join(f"{e['field']}: {e['message']}" for e in refused.errors) or refused.detail
         print(f"refused ({refused.code}): {detail}", file=sys.stderr)

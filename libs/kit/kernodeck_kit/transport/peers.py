@@ -1,12 +1,15 @@
 """Another service's typed client (kernodeck_contracts.clients) in a nameko service or an operator command:
 each call made on nameko's proxy through `call_service` (its timeout; the peer's ServiceError raised as is)."""
 
-from typing import Any
+from typing import Any, TypeVar
 
 from nameko.rpc import RpcProxy
 
 from kernodeck_contracts.clients import Call, ServiceClient
 from kernodeck_kit.transport.calls import call_service
+
+C = TypeVar("C", bound=ServiceClient)
+COMMAND_TIMEOUT_S = 30.0  # an operator command's call, unless it says otherwise
 
 
 def proxy_call(proxy) -> Call:
@@ -16,6 +19,12 @@ def proxy_call(proxy) -> Call:
         return call_service(getattr(proxy, method), **kwargs)
 
     return call
+
+
+def on_cluster(cluster, client: type[C], timeout: float = COMMAND_TIMEOUT_S, **options: Any) -> C:
+    """`client` on a standalone ClusterRpcProxy (an operator command's), its `timeout` and `options` for every
+    call."""
+    return client(proxy_call(getattr(cluster, client.service)), timeout=timeout, **options)
 
 
 class Peer(RpcProxy):
