@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from sqlalchemy import or_, select
+from sqlmodel import Session
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.outbox import Store
@@ -12,8 +13,16 @@ from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.reconcile import topup_key
 from kernodeck_payments.ledger.domain import customer_account
 from kernodeck_payments.ledger.store import LedgerEntryRow, booked_under
-from kernodeck_payments.store.intents import get_intent, intents_for, topups_of, transfers_by_intent
-from kernodeck_payments.store.tables import PaymentIntent, ReviewItem, Topup
+from kernodeck_payments.store.intents import (
+    get_intent,
+    intent_of,
+    intents_for,
+    topup_of,
+    topups_of,
+    transfer_of,
+    transfers_by_intent,
+)
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, ReviewItem, TopupRow
 from kernodeck_payments.views import payment_view, topup_view
 
 
@@ -23,8 +32,7 @@ def payment(db: Store, settings: PaymentsSettings, payment_id: str, account_id: 
         # Another customer's payment gets the same answer as a missing one.
         if intent is None or intent.account_id != account_id:
             raise ServiceError(ErrorCode.NOT_FOUND, "no such payment")
-        transfers = transfers_by_intent(session, [intent.id])[intent.id]
-        return payment_view(intent, transfers, settings.ethereum_chain_id)
+        return _payment_view(session, settings, intent)
 
 
 def payments_for(db: Store, settings: PaymentsSettings, account_id: str, reference_id: str) -> list[dict]:
@@ -38,7 +46,7 @@ def payments_for_many(db: Store, settings: PaymentsSettings, account_id: str, re
         transfers = transfers_by_intent(session, [i.id for i in intents])
         found: dict[str, list[dict]] = {reference_id: [] for reference_id in reference_ids}
         for intent in intents:
-            found[intent.reference_id].append(payment_view(intent, transfers[intent.id], settings.ethereum_chain_id))
+            found[intent.reference_id].append(_view(settings, intent, transfers[intent.id]))
         return found
 
 
@@ -51,8 +59,9 @@ def topups(db: Store, settings: PaymentsSettings, account_id: str, page: Page) -
 
         def view(pair) -> dict:
             topup, intent = pair
-            payment = payment_view(intent, transfers[intent.id], settings.ethereum_chain_id)
-            return topup_view(topup, payment, credited.get(topup_key(intent.id)))
+            return topup_view(
+                topup_of(topup), _view(settings, intent, transfers[intent.id]), credited.get(topup_key(intent.id))
+            )
 
         return page.answer(pairs, lambda pair: (pair[0].created_at, pair[0].id), view)
 
@@ -61,16 +70,23 @@ def topup(db: Store, settings: PaymentsSettings, account_id: str, topup_id: str)
     """One of the account's top-ups with its payment; another customer's gets the same answer as a missing one."""
     with db.read() as session:
         found = session.execute(
-            select(Topup, PaymentIntent)
-            .join(PaymentIntent, PaymentIntent.reference_id == Topup.id)
-            .where(Topup.id == topup_id, Topup.account_id == account_id)
+            select(TopupRow, PaymentIntentRow)
+            .join(PaymentIntentRow, PaymentIntentRow.reference_id == TopupRow.id)
+            .where(TopupRow.id == topup_id, TopupRow.account_id == account_id)
         ).first()
         if found is None:
             raise ServiceError(ErrorCode.NOT_FOUND, "no such top-up")
         row, intent = found
-        transfers = transfers_by_intent(session, [intent.id])[intent.id]
         credited = booked_under(session, [topup_key(intent.id)]).get(topup_key(intent.id))
-        return topup_view(row, payment_view(intent, transfers, settings.ethereum_chain_id), credited)
+        return topup_view(topup_of(row), _payment_view(session, settings, intent), credited)
+
+
+def _payment_view(session: Session, settings: PaymentsSettings, intent: PaymentIntentRow) -> dict:
+    return _view(settings, intent, transfers_by_intent(session, [intent.id])[intent.id])
+
+
+def _view(settings: PaymentsSettings, intent: PaymentIntentRow, transfers: list[ChainTransferRow]) -> dict:
+    return payment_view(intent_of(intent), [transfer_of(t) for t in transfers], settings.ethereum_chain_id)
 
 
 def outcomes(db: Store, account_id: str, payment_ids: list[str]) -> dict[str, dict]:
@@ -109,10 +125,10 @@ def watched(db: Store, network: str, now: datetime, after: str | None, limit: in
     Pages follow the intent id; `next` is the `after` of the next page, None after the last.
     """
     with db.read() as session:
-        query = select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.watch_until > now)
+        query = select(PaymentIntentRow).where(PaymentIntentRow.network == network, PaymentIntentRow.watch_until > now)
         if after:
-            query = query.where(PaymentIntent.id > after)
-        rows = list(session.execute(query.order_by(PaymentIntent.id).limit(limit)).scalars())
+            query = query.where(PaymentIntentRow.id > after)
+        rows = list(session.execute(query.order_by(PaymentIntentRow.id).limit(limit)).scalars())
         return {
             "addresses": [
                 {

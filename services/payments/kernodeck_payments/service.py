@@ -2,7 +2,6 @@
 
 import logging
 from datetime import timedelta
-from uuid import uuid4
 
 import eventlet
 
@@ -41,9 +40,7 @@ from kernodeck_payments.balance_mismatch import record_balance_mismatch
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
 from kernodeck_payments.domain.extensions import PayableExtension
-from kernodeck_payments.domain.intents import Purpose
 from kernodeck_payments.domain.methods import METHODS, find_method
-from kernodeck_payments.domain.topups import check_topup_amount
 from kernodeck_payments.ledger.store import available_cents, list_entries
 from kernodeck_payments.peers import RpcOrders, RpcProvisioning
 from kernodeck_payments.rates.refresh import refresh
@@ -51,11 +48,10 @@ from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.state_metrics import read_state
 from kernodeck_payments.store.addresses import solana_pool_left
 from kernodeck_payments.store.intents import pending_topup_cents
-from kernodeck_payments.store.tables import Topup
 from kernodeck_payments.store.units import SqlBalance, SqlCopies, SqlIntake, SqlRefunds, SqlReviews, SqlSettlement
 from kernodeck_payments.use_cases import copies, instructions, refunds, reviews
 from kernodeck_payments.use_cases.balance import pay_extension_with_balance, pay_with_balance
-from kernodeck_payments.use_cases.intake import open_payment
+from kernodeck_payments.use_cases.intake import open_topup
 from kernodeck_payments.use_cases.reporting import report_payment
 from kernodeck_payments.use_cases.settlement import apply_transfers, sweep
 from kernodeck_payments.views import payment_view, topup_view
@@ -113,30 +109,18 @@ class PaymentsService:
 
     @rpc(expected_exceptions=ServiceError)
     def create_topup(self, account_id, amount_usd_cents, asset, network) -> dict:
-        cents = check_topup_amount(amount_usd_cents)
-        method = find_method(asset, network)
-        topup = Topup(id=uuid4().hex, account_id=account_id, amount_usd_cents=cents, created_at=utcnow())
-        payment = self._open(method, Purpose.TOPUP, account_id, topup.id, cents, topup)
-        return topup_view(topup, payment)
+        topup, intent = open_topup(
+            self._intake(), self.settings, account_id, amount_usd_cents, asset, network, utcnow()
+        )
+        return topup_view(topup, self._opened(intent))
 
     @rpc(expected_exceptions=ServiceError)
     def create_extension_payment(self, account_id, extension_id, asset, network) -> dict:
         """A crypto intent for a confirmed extension (the rental's GPUs are the customer's already: no hold)."""
         method = find_method(asset, network)
-        extension = self._payable_extension(account_id, extension_id)
-        return self._open(
-            method,
-            Purpose.EXTENSION,
-            account_id,
-            extension.extension_id,
-            extension.price_usd_cents,
-            order_id=extension.order_id,
-        )
-
-    def _open(self, method, purpose, account_id, reference_id, usd_cents, *also, order_id=None):
-        units, settings, now = self._intake(), self.settings, utcnow()
-        intent = open_payment(
-            units, settings, method, purpose, account_id, reference_id, usd_cents, now, *also, order_id=order_id
+        clock = eventlet.hubs.get_hub().clock
+        intent = instructions.open_extension_payment(
+            self._intake(), self.settings, method, account_id, extension_id, utcnow, clock, eventlet.sleep
         )
         return self._opened(intent)
 

@@ -14,7 +14,13 @@ from kernodeck_payments.domain.methods import DERIVED_NETWORKS, METHODS
 from kernodeck_payments.rates.domain import NoRate, judge_rate
 from kernodeck_payments.rates.store import ExchangeRate, observations
 from kernodeck_payments.store.addresses import solana_pool_left
-from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntent, ReviewItem, WatcherReport
+from kernodeck_payments.store.tables import (
+    AddressCounter,
+    ChainTransferRow,
+    PaymentIntentRow,
+    ReviewItem,
+    WatcherReport,
+)
 
 
 def gauge(name: str, documentation: str, labels: tuple[str, ...] = ()) -> GaugeMetricFamily:
@@ -38,8 +44,8 @@ def intents_by_method(session: Session) -> GaugeMetricFamily:
         "kernodeck_payment_intents_by_status", "Payment intents by method and status", ("asset", "network", "status")
     )
     counted = session.execute(
-        select(PaymentIntent.asset, PaymentIntent.network, PaymentIntent.status, func.count()).group_by(
-            PaymentIntent.asset, PaymentIntent.network, PaymentIntent.status
+        select(PaymentIntentRow.asset, PaymentIntentRow.network, PaymentIntentRow.status, func.count()).group_by(
+            PaymentIntentRow.asset, PaymentIntentRow.network, PaymentIntentRow.status
         )
     )
     counts = {(asset, network, status): n for asset, network, status, n in counted}
@@ -74,9 +80,9 @@ def addresses(session: Session, settings: PaymentsSettings) -> Iterator[GaugeMet
     next_index = dict(session.execute(select(AddressCounter.network, AddressCounter.next_index)).all())
     paid = dict(
         session.execute(
-            select(PaymentIntent.network, func.max(PaymentIntent.derivation_index))
-            .join(ChainTransferRow, ChainTransferRow.intent_id == PaymentIntent.id)
-            .group_by(PaymentIntent.network)
+            select(PaymentIntentRow.network, func.max(PaymentIntentRow.derivation_index))
+            .join(ChainTransferRow, ChainTransferRow.intent_id == PaymentIntentRow.id)
+            .group_by(PaymentIntentRow.network)
         ).all()
     )
     highest = gauge(

@@ -3,9 +3,8 @@
 from kernodeck_chains.amounts import format_amount
 from kernodeck_contracts.events import PaymentInstructionsCreated, PaymentStatusChanged
 from kernodeck_contracts.statuses import TransferStatus
-from kernodeck_payments.domain.intents import Purpose, normalize_token
+from kernodeck_payments.domain.intents import PaymentIntent, Purpose, RecordedTransfer, normalize_token
 from kernodeck_payments.domain.methods import find_method
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 
 
 def subject(intent: PaymentIntent) -> dict:
@@ -37,7 +36,7 @@ def instructions_created(intent: PaymentIntent) -> PaymentInstructionsCreated:
     )
 
 
-def status_changed(intent: PaymentIntent, previous: str, transfers: list[ChainTransferRow]) -> PaymentStatusChanged:
+def status_changed(intent: PaymentIntent, previous: str, transfers: list[RecordedTransfer]) -> PaymentStatusChanged:
     """`intent` has just moved from `previous` to its status; `transfers` are those on its address."""
     token = normalize_token(intent.network, intent.token)
     counted = [t.confirmations for t in transfers if t.token == token and t.state != TransferStatus.REVERTED]

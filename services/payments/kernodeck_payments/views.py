@@ -4,13 +4,14 @@ from kernodeck_chains.amounts import format_amount
 from kernodeck_chains.uris import payment_uri
 from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_kit.types import rfc3339
-from kernodeck_payments.domain.intents import normalize_token
+from kernodeck_payments.domain.intents import PaymentIntent, RecordedTransfer, normalize_token
 from kernodeck_payments.domain.methods import find_method
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewAudit, ReviewItem, Topup
+from kernodeck_payments.domain.topups import Topup
+from kernodeck_payments.store.tables import ReviewAudit, ReviewItem
 from kernodeck_payments.tracking import subject
 
 
-def payment_view(intent: PaymentIntent, transfers: list[ChainTransferRow], ethereum_chain_id: int) -> dict:
+def payment_view(intent: PaymentIntent, transfers: list[RecordedTransfer], ethereum_chain_id: int) -> dict:
     method = find_method(intent.asset, intent.network)
     # Another asset sent to this address is not this payment: it waits in the review queue.
     counted = [t for t in transfers if t.token == normalize_token(intent.network, intent.token)]

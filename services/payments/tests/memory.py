@@ -5,8 +5,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 
-from sqlmodel import SQLModel
-
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import ExtensionConfirmed, OrderCreated, OrderStatusChanged
 from kernodeck_contracts.statuses import OrderStatus, PaymentStatus
@@ -14,12 +12,13 @@ from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
 from kernodeck_payments.domain.extensions import PayableExtension
-from kernodeck_payments.domain.intents import Purpose, address_key
+from kernodeck_payments.domain.intents import PaymentIntent, Purpose, RecordedTransfer, address_key
 from kernodeck_payments.domain.orders import PayableOrder, created_order
 from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.domain.topups import Topup
 from kernodeck_payments.ledger.domain import refund_key
 from kernodeck_payments.store.intents import OPEN
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewItem, Topup
+from kernodeck_payments.store.tables import ReviewItem
 
 
 @dataclass
@@ -85,8 +84,11 @@ class MemoryIntake(MemoryUnit[IntakeTables]):
     def take_solana_address(self, intent_id: str) -> str | None:
         return self.tables.solana_pool.pop(0) if self.tables.solana_pool else None
 
-    def add(self, row: SQLModel) -> None:
-        self.put(self.tables.topups if isinstance(row, Topup) else self.tables.intents, row)
+    def add_intent(self, intent: PaymentIntent) -> None:
+        self.put(self.tables.intents, intent)
+
+    def add_topup(self, topup: Topup) -> None:
+        self.put(self.tables.topups, topup)
 
     def payable_order(self, order_id: str) -> PayableOrder | None:
         return self.read(self.tables.orders, order_id)
@@ -162,7 +164,7 @@ def copies_units() -> MemoryUnits:
 @dataclass
 class SettlementTables:
     intents: dict[str, PaymentIntent] = field(default_factory=dict)
-    transfers: dict[tuple[str, str, int], ChainTransferRow] = field(default_factory=dict)
+    transfers: dict[tuple[str, str, int], RecordedTransfer] = field(default_factory=dict)
     prices: dict[str, Fraction | None] = field(default_factory=dict)  # the fresh rate of each symbol, as set
     balances: dict[str, int] = field(default_factory=dict)
     ledger: dict[str, tuple[str, int, str]] = field(default_factory=dict)  # key -> (account or sales, cents, reason)
@@ -192,21 +194,21 @@ class MemorySettlement(MemoryUnit[SettlementTables]):
     def read_ahead(self, transfers) -> None:
         """Everything is in memory already."""
 
-    def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
+    def transfer(self, network: str, txid: str, index: int) -> RecordedTransfer | None:
         return self.read(self.tables.transfers, (network, txid, index))
 
-    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]:
+    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[RecordedTransfer]]:
         return {intent_id: self.transfers_of(intent_id) for intent_id in intent_ids}
 
-    def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
+    def transfers_of(self, intent_id: str) -> list[RecordedTransfer]:
         found = self.where(self.tables.transfers, lambda t: t.intent_id == intent_id)
         return sorted(found, key=lambda t: (t.first_seen_at, t.txid, t.index))
 
-    def save(self, row: SQLModel) -> None:
-        if isinstance(row, PaymentIntent):
-            self.put(self.tables.intents, row)
-        else:
-            self.put(self.tables.transfers, row, (row.network, row.txid, row.index))
+    def save_intent(self, intent: PaymentIntent) -> None:
+        self.put(self.tables.intents, intent)
+
+    def save_transfer(self, transfer: RecordedTransfer) -> None:
+        self.put(self.tables.transfers, transfer, (transfer.network, transfer.txid, transfer.index))
 
     def price_now(self, symbol: str, now: datetime) -> Fraction | None:
         return self.tables.prices.get(symbol)

@@ -17,7 +17,7 @@ from kernodeck_contracts.events import WatcherStatus
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.units import SqlUnits
-from kernodeck_payments.domain.intents import Purpose
+from kernodeck_payments.domain.intents import PaymentRequest, Purpose
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.store.addresses import import_solana_addresses
 from kernodeck_payments.store.units import SqlIntake
@@ -465,7 +465,9 @@ def test_a_thousand_concurrent_intents_get_a_thousand_distinct_addresses(payment
     method = find_method("BTC", "bitcoin")
 
     def open_one(n: int) -> tuple[str, int]:
-        intent = open_payment(units, settings, method, Purpose.TOPUP, f"acc{n}", f"topup{n}", 10_000, now())
+        intent = open_payment(
+            units, settings, PaymentRequest(method, Purpose.TOPUP, f"acc{n}", f"topup{n}", 10_000), now()
+        )
         return intent.address, intent.derivation_index
 
     try:

@@ -1,5 +1,6 @@
 """Opening payment instructions, in memory: the locked rate and amount, fresh addresses, refusals that leave nothing."""
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -8,11 +9,10 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import AddressWatched, PaymentInstructionsCreated
 from kernodeck_payments.availability import MethodBoard
 from kernodeck_payments.config import PaymentsSettings
-from kernodeck_payments.domain.intents import Purpose
+from kernodeck_payments.domain.intents import PaymentIntent, PaymentRequest, Purpose
 from kernodeck_payments.domain.methods import METHODS, find_method
 from kernodeck_payments.rates.domain import Rate
-from kernodeck_payments.store.tables import PaymentIntent, Topup
-from kernodeck_payments.use_cases.intake import open_payment
+from kernodeck_payments.use_cases.intake import open_payment, open_topup
 from services.payments.tests.conftest import RATES, TEST_KEYS
 from services.payments.tests.memory import intake_units
 
@@ -32,8 +32,8 @@ def board(switched_off=(), missing_rates=(), lagging=()) -> MethodBoard:
     return MethodBoard(switched_on, rates, frozenset(lagging), len(POOL))
 
 
-def open_one(units, method=BTC, reference="o1", cents=18_900, purpose=Purpose.ORDER, *also) -> PaymentIntent:
-    return open_payment(units, SETTINGS, method, purpose, "acc1", reference, cents, T0, *also)
+def open_one(units, method=BTC, reference="o1", cents=18_900, purpose=Purpose.ORDER) -> PaymentIntent:
+    return open_payment(units, SETTINGS, PaymentRequest(method, purpose, "acc1", reference, cents), T0)
 
 
 def test_an_intent_locks_the_rate_and_the_amount_and_watches_a_fresh_address():
@@ -96,10 +96,19 @@ def test_a_token_intent_names_its_contract():
 
 def test_a_topup_is_recorded_with_its_intent():
     units = intake_units(board())
-    topup = Topup(id="t1", account_id="acc1", amount_usd_cents=10_000, created_at=T0)
-    intent = open_one(units, BTC, "t1", 10_000, Purpose.TOPUP, topup)
-    assert (list(units.state.topups), list(units.state.intents)) == (["t1"], [intent.id])
-    assert (intent.purpose, intent.reference_id) == (Purpose.TOPUP, "t1")
+    topup, intent = open_topup(units, SETTINGS, "acc1", 10_000, "BTC", "bitcoin", T0)
+    assert (list(units.state.topups), list(units.state.intents)) == ([topup.id], [intent.id])
+    assert (intent.purpose, intent.reference_id, topup.amount_usd_cents) == (Purpose.TOPUP, topup.id, 10_000)
+
+
+def test_a_topup_refused_leaves_nothing():
+    units = intake_units(board(missing_rates={"BTC"}))
+    with pytest.raises(ServiceError):
+        open_topup(units, SETTINGS, "acc1", 10_000, "BTC", "bitcoin", T0)
+    with pytest.raises(ServiceError) as caught:
+        open_topup(units, SETTINGS, "acc1", 12_345, "NOPE", "nowhere", T0)  # the amount is checked first
+    assert caught.value.detail == "a top-up is 100, 500, 2000 or 10000 USD"
+    assert (units.state.topups, units.state.intents, units.emitted) == ({}, {}, [])
 
 
 @pytest.mark.parametrize(
@@ -138,7 +147,7 @@ LTC, ETH = find_method("LTC", "litecoin"), find_method("ETH", "ethereum")
 
 
 def open_limited(units, method=BTC, reference="o1", now=T0, purpose=Purpose.ORDER) -> PaymentIntent:
-    return open_payment(units, LIMITED, method, purpose, "acc1", reference, 18_900, now)
+    return open_payment(units, LIMITED, PaymentRequest(method, purpose, "acc1", reference, 18_900), now)
 
 
 def refused(units, *args, **kwargs) -> str:
@@ -182,7 +191,8 @@ def test_an_account_holds_at_most_its_limit_of_open_intents_whatever_they_pay():
         "this account has 3 open payments already: pay one of them or let one expire"
     )
     assert refused(units, BTC, "o3").startswith("this account has 3")
-    assert open_payment(units, LIMITED, BTC, Purpose.ORDER, "acc2", "o9", 18_900, T0).derivation_index == 3
+    request = PaymentRequest(BTC, Purpose.ORDER, "acc2", "o9", 18_900)
+    assert open_payment(units, LIMITED, request, T0).derivation_index == 3
 
 
 def test_an_intent_past_its_deadline_stops_counting_unless_a_transfer_is_on_its_way():
@@ -192,6 +202,7 @@ def test_an_intent_past_its_deadline_stops_counting_unless_a_transfer_is_on_its_
     assert open_limited(units, ETH, now=after).asset == "ETH"  # both expired unseen: room again
     units = intake_units(board())
     first, _ = open_limited(units, BTC), open_limited(units, LTC)
-    units.state.intents[first.id].status = "confirming"  # a transfer to the first is confirming past the deadline
+    confirming = replace(first, status="confirming")  # a transfer to the first is confirming past the deadline
+    units.state.intents[first.id] = confirming
     assert open_limited(units, ETH, now=after).asset == "ETH"  # the second, expired unseen, left room
     assert refused(units, find_method("SOL", "solana"), now=after).startswith("this order has 2")

@@ -18,8 +18,7 @@ from kernodeck_contracts.events import (
     TransferSeen,
 )
 from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
-from kernodeck_payments.domain.intents import address_key
-from kernodeck_payments.store.tables import PaymentIntent
+from kernodeck_payments.domain.intents import PaymentIntent, address_key
 from kernodeck_payments.use_cases.settlement import apply_transfers, sweep
 from services.payments.tests.memory import MemorySettlement, settlement_units
 

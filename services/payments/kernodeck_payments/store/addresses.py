@@ -7,7 +7,7 @@ from sqlalchemy import func, or_, select, update
 from sqlmodel import Session
 
 from kernodeck_kit.db import insert_for, is_postgres
-from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntent, SolanaPoolAddress
+from kernodeck_payments.store.tables import AddressCounter, ChainTransferRow, PaymentIntentRow, SolanaPoolAddress
 
 
 def take_index(session: Session, network: str) -> int:
@@ -30,19 +30,19 @@ def unfunded_issued_since(session: Session, account_id: str, network: str, since
     """When the account's intents on `network` created since `since` were created, those whose address received
     something of the intent's own asset left out (a foreign token's dust funds nothing), oldest first."""
     funded = select(ChainTransferRow.intent_id).where(
-        ChainTransferRow.intent_id == PaymentIntent.id,
+        ChainTransferRow.intent_id == PaymentIntentRow.id,
         or_(
-            func.lower(ChainTransferRow.token) == func.lower(PaymentIntent.token),
-            ChainTransferRow.token.is_(None) & PaymentIntent.token.is_(None),
+            func.lower(ChainTransferRow.token) == func.lower(PaymentIntentRow.token),
+            ChainTransferRow.token.is_(None) & PaymentIntentRow.token.is_(None),
         ),
     )
-    query = select(PaymentIntent.created_at).where(
-        PaymentIntent.account_id == account_id,
-        PaymentIntent.network == network,
-        PaymentIntent.created_at > since,
+    query = select(PaymentIntentRow.created_at).where(
+        PaymentIntentRow.account_id == account_id,
+        PaymentIntentRow.network == network,
+        PaymentIntentRow.created_at > since,
         ~funded.exists(),
     )
-    return list(session.execute(query.order_by(PaymentIntent.created_at)).scalars())
+    return list(session.execute(query.order_by(PaymentIntentRow.created_at)).scalars())
 
 
 def take_solana_address(session: Session, intent_id: str) -> str | None:

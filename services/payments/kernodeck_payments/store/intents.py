@@ -3,83 +3,78 @@
 from datetime import datetime
 
 from sqlalchemy import or_, select
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_kit.paging import Page
-from kernodeck_kit.rows import copy_as
-from kernodeck_payments.domain.intents import (
-    Disposition,
-    Intent,
-    Purpose,
-    Transfer,
-    address_key,
-)
+from kernodeck_kit.rows import copy_as, values_of
+from kernodeck_payments.domain.intents import Disposition, PaymentIntent, Purpose, RecordedTransfer, address_key
+from kernodeck_payments.domain.topups import Topup
 from kernodeck_payments.store import all_rows, one_or_none
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, Topup
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, TopupRow
 
 OPEN = (PaymentStatus.AWAITING_TRANSFER, PaymentStatus.SEEN, PaymentStatus.CONFIRMING)
 
 
-def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentIntent | None:
-    return one_or_none(session, select(PaymentIntent).where(PaymentIntent.id == intent_id), lock)
+def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentIntentRow | None:
+    return one_or_none(session, select(PaymentIntentRow).where(PaymentIntentRow.id == intent_id), lock)
 
 
-def intent_at(session: Session, network: str, address: str, lock: bool = False) -> PaymentIntent | None:
+def intent_at(session: Session, network: str, address: str, lock: bool = False) -> PaymentIntentRow | None:
     key = address_key(network, address)
-    query = select(PaymentIntent).where(PaymentIntent.network == network, PaymentIntent.address_key == key)
+    query = select(PaymentIntentRow).where(PaymentIntentRow.network == network, PaymentIntentRow.address_key == key)
     return one_or_none(session, query, lock)
 
 
-def intents_at(session: Session, network: str, keys: set[str], lock: bool = False) -> dict[str, PaymentIntent]:
+def intents_at(session: Session, network: str, keys: set[str], lock: bool = False) -> dict[str, PaymentIntentRow]:
     """The intents owning these address keys, by key; with `lock`, locked on PostgreSQL in the order of their
     ids, so that two batches lock what they share in the same order and never wait for each other in a circle."""
     query = (
-        select(PaymentIntent)
-        .where(PaymentIntent.network == network, PaymentIntent.address_key.in_(keys))
-        .order_by(PaymentIntent.id)
+        select(PaymentIntentRow)
+        .where(PaymentIntentRow.network == network, PaymentIntentRow.address_key.in_(keys))
+        .order_by(PaymentIntentRow.id)
     )
     return {row.address_key: row for row in all_rows(session, query, lock)}
 
 
-def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> list[PaymentIntent]:
+def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> list[PaymentIntentRow]:
     return list(
         session.execute(
-            select(PaymentIntent)
-            .where(PaymentIntent.account_id == account_id, PaymentIntent.reference_id.in_(reference_ids))
-            .order_by(PaymentIntent.created_at.desc())
+            select(PaymentIntentRow)
+            .where(PaymentIntentRow.account_id == account_id, PaymentIntentRow.reference_id.in_(reference_ids))
+            .order_by(PaymentIntentRow.created_at.desc())
         ).scalars()
     )
 
 
-def open_intents_of(session: Session, account_id: str, now: datetime) -> list[PaymentIntent]:
+def open_intents_of(session: Session, account_id: str, now: datetime) -> list[PaymentIntentRow]:
     """The account's intents still open: instructions not yet expired, or a transfer on its way."""
-    query = select(PaymentIntent).where(
-        PaymentIntent.account_id == account_id,
-        PaymentIntent.status.in_(OPEN),
-        or_(PaymentIntent.expires_at > now, PaymentIntent.status != PaymentStatus.AWAITING_TRANSFER),
+    query = select(PaymentIntentRow).where(
+        PaymentIntentRow.account_id == account_id,
+        PaymentIntentRow.status.in_(OPEN),
+        or_(PaymentIntentRow.expires_at > now, PaymentIntentRow.status != PaymentStatus.AWAITING_TRANSFER),
     )
-    return list(session.execute(query.order_by(PaymentIntent.created_at)).scalars())
+    return list(session.execute(query.order_by(PaymentIntentRow.created_at)).scalars())
 
 
 def order_intents_expired_since(session: Session, account_id: str, since: datetime, now: datetime) -> list[datetime]:
     """When the account's order intents that expired with nothing received since `since` expired, oldest first
     (those past their deadline that the sweep has not marked yet among them)."""
-    query = select(PaymentIntent.expires_at).where(
-        PaymentIntent.account_id == account_id,
-        PaymentIntent.purpose == Purpose.ORDER,
-        PaymentIntent.expires_at > since,
+    query = select(PaymentIntentRow.expires_at).where(
+        PaymentIntentRow.account_id == account_id,
+        PaymentIntentRow.purpose == Purpose.ORDER,
+        PaymentIntentRow.expires_at > since,
         or_(
-            PaymentIntent.status == PaymentStatus.EXPIRED,
-            (PaymentIntent.status == PaymentStatus.AWAITING_TRANSFER) & (PaymentIntent.expires_at <= now),
+            PaymentIntentRow.status == PaymentStatus.EXPIRED,
+            (PaymentIntentRow.status == PaymentStatus.AWAITING_TRANSFER) & (PaymentIntentRow.expires_at <= now),
         ),
     )
-    return list(session.execute(query.order_by(PaymentIntent.expires_at)).scalars())
+    return list(session.execute(query.order_by(PaymentIntentRow.expires_at)).scalars())
 
 
 def order_intent_ids(session: Session, order_id: str) -> list[str]:
-    query = select(PaymentIntent.id).where(
-        PaymentIntent.purpose == Purpose.ORDER, PaymentIntent.reference_id == order_id
+    query = select(PaymentIntentRow.id).where(
+        PaymentIntentRow.purpose == Purpose.ORDER, PaymentIntentRow.reference_id == order_id
     )
     return list(session.execute(query).scalars())
 
@@ -132,13 +127,13 @@ def due_for_reconciliation(session: Session, now: datetime, limit: int) -> list[
         ChainTransferRow.disposition.is_(None),
     )
     query = (
-        select(PaymentIntent.id)
+        select(PaymentIntentRow.id)
         .where(
-            PaymentIntent.expires_at <= now,
-            PaymentIntent.watch_until > now,
-            or_(PaymentIntent.status.in_(OPEN), PaymentIntent.id.in_(unused)),
+            PaymentIntentRow.expires_at <= now,
+            PaymentIntentRow.watch_until > now,
+            or_(PaymentIntentRow.status.in_(OPEN), PaymentIntentRow.id.in_(unused)),
         )
-        .order_by(PaymentIntent.updated_at)
+        .order_by(PaymentIntentRow.updated_at)
         .limit(limit)
     )
     return list(session.execute(query).scalars())
@@ -146,29 +141,40 @@ def due_for_reconciliation(session: Session, now: datetime, limit: int) -> list[
 
 def pending_topup_cents(session: Session, account_id: str) -> int:
     rows = session.execute(
-        select(PaymentIntent.amount_usd_cents).where(
-            PaymentIntent.account_id == account_id,
-            PaymentIntent.purpose == Purpose.TOPUP,
-            PaymentIntent.status.in_(OPEN),
+        select(PaymentIntentRow.amount_usd_cents).where(
+            PaymentIntentRow.account_id == account_id,
+            PaymentIntentRow.purpose == Purpose.TOPUP,
+            PaymentIntentRow.status.in_(OPEN),
         )
     ).scalars()
     return sum(rows)
 
 
-def topups_of(session: Session, account_id: str, page: Page) -> list[tuple[Topup, PaymentIntent]]:
+def topups_of(session: Session, account_id: str, page: Page) -> list[tuple[TopupRow, PaymentIntentRow]]:
     """A page of the account's top-ups with their intents, newest first (one more when there is more)."""
     query = (
-        select(Topup, PaymentIntent)
-        .join(PaymentIntent, PaymentIntent.reference_id == Topup.id)
-        .where(Topup.account_id == account_id)
+        select(TopupRow, PaymentIntentRow)
+        .join(PaymentIntentRow, PaymentIntentRow.reference_id == TopupRow.id)
+        .where(TopupRow.account_id == account_id)
     )
-    return list(session.execute(page.select(query, Topup.created_at, Topup.id)).all())
+    return list(session.execute(page.select(query, TopupRow.created_at, TopupRow.id)).all())
 
 
-def as_intent(row: PaymentIntent) -> Intent:
-    return copy_as(Intent, row, purpose=Purpose(row.purpose), settled=row.settled_at is not None)
+def intent_of(row: PaymentIntentRow) -> PaymentIntent:
+    return copy_as(PaymentIntent, row, purpose=Purpose(row.purpose), status=PaymentStatus(row.status))
 
 
-def as_transfer(row: ChainTransferRow) -> Transfer:
+def transfer_of(row: ChainTransferRow) -> RecordedTransfer:
     disposition = Disposition(row.disposition) if row.disposition else None
-    return copy_as(Transfer, row, state=TransferStatus(row.state), disposition=disposition)
+    return copy_as(RecordedTransfer, row, state=TransferStatus(row.state), disposition=disposition)
+
+
+def topup_of(row: TopupRow) -> Topup:
+    return copy_as(Topup, row)
+
+
+def write_onto(row: SQLModel, value: PaymentIntent | RecordedTransfer) -> None:
+    """Set the row's columns to the value's fields, those that differ only (SQLAlchemy updates what changed)."""
+    for name, new in values_of(value, type(value)).items():
+        if getattr(row, name) != new:
+            setattr(row, name, new)

@@ -16,7 +16,7 @@ def _maybe_at():
     return Field(default=None, sa_column=Column(UtcDateTime(), nullable=True))
 
 
-class PaymentIntent(SQLModel, table=True):
+class PaymentIntentRow(SQLModel, table=True):
     __tablename__ = "payment_intents"
 
     id: str = Field(primary_key=True, max_length=32)
@@ -46,7 +46,7 @@ class PaymentIntent(SQLModel, table=True):
     updated_at: datetime = _at()
 
 
-class Topup(SQLModel, table=True):
+class TopupRow(SQLModel, table=True):
     __tablename__ = "topups"
 
     id: str = Field(primary_key=True, max_length=32)

@@ -4,18 +4,18 @@ transaction of the service's store."""
 from datetime import datetime
 from fractions import Fraction
 
-from sqlmodel import SQLModel
-
 from kernodeck_contracts.events import ChainTransfer, ExtensionConfirmed, OrderCreated, OrderStatusChanged
 from kernodeck_kit.db import lock_key
 from kernodeck_kit.outbox import Tx
+from kernodeck_kit.rows import copy_as
 from kernodeck_kit.units import SqlUnit
 from kernodeck_payments.availability import MethodBoard, current_price, load_board
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.extensions import PayableExtension
-from kernodeck_payments.domain.intents import address_key
+from kernodeck_payments.domain.intents import PaymentIntent, RecordedTransfer, address_key
 from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.domain.topups import Topup
 from kernodeck_payments.ledger.domain import Reason, refund_key
 from kernodeck_payments.ledger.store import (
     booked_under,
@@ -33,17 +33,20 @@ from kernodeck_payments.store.intents import (
     get_intent,
     get_transfer,
     intent_at,
+    intent_of,
     intents_at,
     open_intents_of,
     order_intent_ids,
     order_intents_expired_since,
+    transfer_of,
     transfers_by_intent,
     transfers_in,
     transfers_of,
+    write_onto,
 )
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from kernodeck_payments.store.reviews import get_review, open_review, record_decision
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent, ReviewItem
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, ReviewItem, TopupRow
 
 ORDER_LOCKS = 71  # the advisory lock namespace of payments' order refunds
 
@@ -76,7 +79,7 @@ class SqlIntake(SqlUnit):
         return load_board(self.session, self.settings, now)
 
     def open_intents(self, account_id: str, now: datetime) -> list[PaymentIntent]:
-        return open_intents_of(self.session, account_id, now)
+        return [intent_of(row) for row in open_intents_of(self.session, account_id, now)]
 
     def unfunded_issued_since(self, account_id: str, network: str, since: datetime) -> list[datetime]:
         return unfunded_issued_since(self.session, account_id, network, since)
@@ -87,8 +90,11 @@ class SqlIntake(SqlUnit):
     def take_solana_address(self, intent_id: str) -> str | None:
         return take_solana_address(self.session, intent_id)
 
-    def add(self, row: SQLModel) -> None:
-        self.session.add(row)
+    def add_intent(self, intent: PaymentIntent) -> None:
+        self.session.add(copy_as(PaymentIntentRow, intent))
+
+    def add_topup(self, topup: Topup) -> None:
+        self.session.add(copy_as(TopupRow, topup))
 
     def payable_order(self, order_id: str) -> PayableOrder | None:
         return payable_order(self.session, order_id)
@@ -101,10 +107,13 @@ class SqlIntake(SqlUnit):
 
 
 class SqlSettlement(SqlUnit):
+    """Settlement's unit: the rows it read, kept by key, take back the values the use cases save."""
+
     def __init__(self, tx: Tx, settings: PaymentsSettings):
         super().__init__(tx)
         self.settings = settings
-        self._owners: dict[tuple[str, str], PaymentIntent | None] = {}  # by (network, address key), read ahead
+        self._owners: dict[tuple[str, str], PaymentIntentRow | None] = {}  # by (network, address key), read ahead
+        self._intents: dict[str, PaymentIntentRow] = {}  # every intent row read, by id
         self._transfers: dict[tuple[str, str, int], ChainTransferRow | None] = {}  # None: known not to exist
         self._bookings: list[tuple[int, str, str, datetime]] = []  # order payments, booked together at the end
 
@@ -124,31 +133,50 @@ class SqlSettlement(SqlUnit):
         key = (network, address_key(network, address))
         if key not in self._owners:
             self._owners[key] = intent_at(self.session, network, address, lock=True)
-        return self._owners[key]
+        return self._intent(self._owners[key])
 
     def intent(self, intent_id: str) -> PaymentIntent | None:
-        return get_intent(self.session, intent_id, lock=True)
+        return self._intent(get_intent(self.session, intent_id, lock=True))
+
+    def _intent(self, row: PaymentIntentRow | None) -> PaymentIntent | None:
+        if row is None:
+            return None
+        self._intents[row.id] = row
+        return intent_of(row)
 
     def due(self, now: datetime, limit: int) -> list[str]:
         return due_for_reconciliation(self.session, now, limit)
 
-    def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None:
+    def transfer(self, network: str, txid: str, index: int) -> RecordedTransfer | None:
         key = (network, txid, index)
-        if key in self._transfers:
-            return self._transfers[key]
-        return get_transfer(self.session, network, txid, index)
+        if key not in self._transfers:
+            self._transfers[key] = get_transfer(self.session, network, txid, index)
+        row = self._transfers[key]
+        return None if row is None else transfer_of(row)
 
-    def transfers_of(self, intent_id: str) -> list[ChainTransferRow]:
-        return transfers_of(self.session, intent_id)
+    def transfers_of(self, intent_id: str) -> list[RecordedTransfer]:
+        return [self._transfer(row) for row in transfers_of(self.session, intent_id)]
 
-    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]:
-        return transfers_by_intent(self.session, intent_ids)
+    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[RecordedTransfer]]:
+        found = transfers_by_intent(self.session, intent_ids)
+        return {intent_id: [self._transfer(row) for row in rows] for intent_id, rows in found.items()}
 
-    def save(self, row: SQLModel) -> None:
-        # Flushed with the next query or the commit: what the unit reads next sees it all the same.
-        self.session.add(row)
-        if isinstance(row, ChainTransferRow):
-            self._transfers[(row.network, row.txid, row.index)] = row
+    def _transfer(self, row: ChainTransferRow) -> RecordedTransfer:
+        self._transfers[(row.network, row.txid, row.index)] = row
+        return transfer_of(row)
+
+    # Rows changed or added are flushed with the next query or the commit: what the unit reads next sees them.
+    def save_intent(self, intent: PaymentIntent) -> None:
+        write_onto(self._intents[intent.id], intent)
+
+    def save_transfer(self, transfer: RecordedTransfer) -> None:
+        key = (transfer.network, transfer.txid, transfer.index)
+        row = self._transfers.get(key)
+        if row is None:
+            row = self._transfers[key] = copy_as(ChainTransferRow, transfer)
+            self.session.add(row)
+        else:
+            write_onto(row, transfer)
 
     def price_now(self, symbol: str, now: datetime) -> Fraction | None:
         return current_price(self.session, self.settings, symbol, now)

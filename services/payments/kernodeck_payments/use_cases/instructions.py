@@ -12,10 +12,9 @@ from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit.units import Units
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.extensions import PayableExtension, check_payable_extension
-from kernodeck_payments.domain.intents import Purpose
+from kernodeck_payments.domain.intents import PaymentIntent, PaymentRequest, Purpose
 from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.domain.orders import PayableOrder, check_cooling_off, check_payable, intent_deadline
-from kernodeck_payments.store.tables import PaymentIntent
 from kernodeck_payments.use_cases.intake import IntakeUnit, open_payment, same_open_intent
 
 # support publishes a confirmed extension right after its commit; its customer may ask to pay it before it arrives.
@@ -68,10 +67,8 @@ def open_order_payment(
     check_cooling_off(expired, settings.expired_holds_limit, settings.expired_holds_window, now)
     deadline = intent_deadline(order, now, settings.intent_ttl, settings.intent_shortest)
     with holding(provisioning, order, deadline):
-        cents = order.total_usd_cents
-        intent = open_payment(
-            units, settings, method, Purpose.ORDER, account_id, order_id, cents, now, deadline=deadline
-        )
+        request = PaymentRequest(method, Purpose.ORDER, account_id, order_id, order.total_usd_cents, deadline=deadline)
+        intent = open_payment(units, settings, request, now)
     return intent, True
 
 
@@ -136,3 +133,21 @@ def payable_extension(
         if found is not None or clock() > deadline:
             return check_payable_extension(found, account_id, now())
         sleep(EXTENSION_POLL_S)
+
+
+def open_extension_payment(
+    units: Units[InstructionsUnit],
+    settings: PaymentsSettings,
+    method: Method,
+    account_id,
+    extension_id,
+    now: Callable[[], datetime],
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> PaymentIntent:
+    """A crypto intent for a confirmed extension (the rental's GPUs are the customer's already: no hold)."""
+    extension = payable_extension(units, account_id, extension_id, now, clock, sleep)
+    request = PaymentRequest(
+        method, Purpose.EXTENSION, account_id, extension.extension_id, extension.price_usd_cents, extension.order_id
+    )
+    return open_payment(units, settings, request, now())

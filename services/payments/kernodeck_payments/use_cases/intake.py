@@ -1,11 +1,9 @@
-"""Opening a payment intent: method checks, locked rate, amount, a fresh address, on a unit of work
-(the database's in the service, plain objects in tests)."""
+"""Opening a payment intent (with the top-up it pays, for a top-up): method checks, locked rate, amount, a fresh
+address, on a unit of work (the database's in the service, plain objects in tests)."""
 
 from datetime import datetime
 from typing import Protocol
 from uuid import uuid4
-
-from sqlmodel import SQLModel
 
 from kernodeck_chains.derivation import derive_deposit_address
 from kernodeck_chains.networks import chain_params
@@ -16,9 +14,9 @@ from kernodeck_kit.units import Units
 from kernodeck_payments.availability import RATE_UNAVAILABLE, MethodBoard
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.amounts import crypto_amount
-from kernodeck_payments.domain.intents import Purpose, address_key, check_address_cap
-from kernodeck_payments.domain.methods import Method, token_contract
-from kernodeck_payments.store.tables import PaymentIntent
+from kernodeck_payments.domain.intents import PaymentIntent, PaymentRequest, Purpose, address_key, check_address_cap
+from kernodeck_payments.domain.methods import Method, find_method, token_contract
+from kernodeck_payments.domain.topups import Topup, check_topup_amount
 from kernodeck_payments.tracking import instructions_created
 
 
@@ -39,87 +37,92 @@ class IntakeUnit(Protocol):
     def take_solana_address(self, intent_id: str) -> str | None:
         """An unused address of the operator's pool, now the intent's; None when the pool is empty."""
 
-    def add(self, row: SQLModel) -> None: ...
+    def add_intent(self, intent: PaymentIntent) -> None: ...
+    def add_topup(self, topup: Topup) -> None: ...
     def emit(self, event: Event) -> None: ...
 
 
 def open_payment(
-    units: Units[IntakeUnit],
-    settings: PaymentsSettings,
-    method: Method,
-    purpose: Purpose,
-    account_id: str,
-    reference_id: str,
-    usd_cents: int,
-    now: datetime,
-    *also: SQLModel,
-    order_id: str | None = None,
-    deadline: datetime | None = None,
+    units: Units[IntakeUnit], settings: PaymentsSettings, request: PaymentRequest, now: datetime
 ) -> PaymentIntent:
-    """Record a complete intent (and `also`, the top-up it pays) or refuse: no instructions are ever half made.
-    `order_id` is the order an extension's intent extends; `deadline` the intent's, when sooner than the TTL.
+    """Record a complete intent for `request` or refuse: no instructions are ever half made.
 
     The same method asked again for the same order (extension) gives its open intent back, unchanged."""
     with units.transaction() as unit:
-        open_now = unit.open_intents(account_id, now)
-        same = same_open_intent(open_now, method, purpose, reference_id, now)
-        if same is not None:
-            return same
-        _check_limits(open_now, settings, reference_id)
-        window = settings.unfunded_addresses_window
-        issued = unit.unfunded_issued_since(account_id, method.network, now - window)
-        check_address_cap(issued, settings.unfunded_addresses_per_network, window, method.network, now)
-        board = unit.board(now)
-        for row in also:
-            unit.add(row)
-        reason = board.reason(method)
-        if reason == RATE_UNAVAILABLE:
-            raise ServiceError(
-                ErrorCode.RATE_UNAVAILABLE, f"no valid {method.rate_symbol} exchange rate right now; try again shortly"
-            )
-        if reason is not None:
-            raise ServiceError(
-                ErrorCode.METHOD_UNAVAILABLE, f"{method.asset} on {method.network} is unavailable: {reason}"
-            )
-        rate = board.rate(method)
-        intent_id = uuid4().hex
-        address, index = _allocate_address(unit, settings, method, intent_id)
-        row = PaymentIntent(
-            id=intent_id,
-            purpose=purpose,
-            account_id=account_id,
-            reference_id=reference_id,
-            order_id=order_id,
-            asset=method.asset,
-            network=method.network,
-            address=address,
-            address_key=address_key(method.network, address),
-            derivation_index=index,
-            amount=crypto_amount(usd_cents, rate.price, method),
-            amount_usd_cents=usd_cents,
-            rate=rate.usd,
-            rate_source=rate.source,
-            token=token_contract(method, settings.chain(method.network), settings.token_overrides()),
-            required_confirmations=settings.confirmations(method.network),
-            status=PaymentStatus.AWAITING_TRANSFER,
-            expires_at=deadline or now + settings.intent_ttl,
-            watch_until=(deadline or now + settings.intent_ttl) + settings.monitoring_window,
-            created_at=now,
-            updated_at=now,
+        return _open(unit, settings, request, now)
+
+
+def open_topup(
+    units: Units[IntakeUnit], settings: PaymentsSettings, account_id: str, cents: int, asset, network, now: datetime
+) -> tuple[Topup, PaymentIntent]:
+    """A top-up of `cents` (one of its sizes) and its intent in the method, recorded together or not at all."""
+    topup = Topup(id=uuid4().hex, account_id=account_id, amount_usd_cents=check_topup_amount(cents), created_at=now)
+    request = PaymentRequest(find_method(asset, network), Purpose.TOPUP, account_id, topup.id, topup.amount_usd_cents)
+    with units.transaction() as unit:
+        unit.add_topup(topup)
+        return topup, _open(unit, settings, request, now)
+
+
+def _open(unit: IntakeUnit, settings: PaymentsSettings, request: PaymentRequest, now: datetime) -> PaymentIntent:
+    method = request.method
+    open_now = unit.open_intents(request.account_id, now)
+    same = same_open_intent(open_now, method, request.purpose, request.reference_id, now)
+    if same is not None:
+        return same
+    _check_limits(open_now, settings, request.reference_id)
+    window = settings.unfunded_addresses_window
+    issued = unit.unfunded_issued_since(request.account_id, method.network, now - window)
+    check_address_cap(issued, settings.unfunded_addresses_per_network, window, method.network, now)
+    board = unit.board(now)
+    reason = board.reason(method)
+    if reason == RATE_UNAVAILABLE:
+        raise ServiceError(
+            ErrorCode.RATE_UNAVAILABLE, f"no valid {method.rate_symbol} exchange rate right now; try again shortly"
         )
-        unit.add(row)
-        unit.emit(
-            AddressWatched(
-                network=row.network,
-                address=row.address,
-                payment_id=row.id,
-                watch_until=row.watch_until,
-                required_confirmations=row.required_confirmations,
-                token=row.token,
-            )
+    if reason is not None:
+        raise ServiceError(ErrorCode.METHOD_UNAVAILABLE, f"{method.asset} on {method.network} is unavailable: {reason}")
+    rate = board.rate(method)
+    intent_id = uuid4().hex
+    address, index = _allocate_address(unit, settings, method, intent_id)
+    deadline = request.deadline or now + settings.intent_ttl
+    intent = PaymentIntent(
+        id=intent_id,
+        purpose=request.purpose,
+        account_id=request.account_id,
+        reference_id=request.reference_id,
+        order_id=request.order_id,
+        asset=method.asset,
+        network=method.network,
+        address=address,
+        address_key=address_key(method.network, address),
+        derivation_index=index,
+        amount=crypto_amount(request.usd_cents, rate.price, method),
+        amount_usd_cents=request.usd_cents,
+        rate=rate.usd,
+        rate_source=rate.source,
+        token=token_contract(method, settings.chain(method.network), settings.token_overrides()),
+        required_confirmations=settings.confirmations(method.network),
+        status=PaymentStatus.AWAITING_TRANSFER,
+        expires_at=deadline,
+        watch_until=deadline + settings.monitoring_window,
+        settled_at=None,
+        reported_at=None,
+        created_at=now,
+        updated_at=now,
+    )
+    unit.add_intent(intent)
+    unit.emit(
+        AddressWatched(
+            network=intent.network,
+            address=intent.address,
+            payment_id=intent.id,
+            watch_until=intent.watch_until,
+            required_confirmations=intent.required_confirmations,
+            token=intent.token,
         )
-        unit.emit(instructions_created(row))
-        return row
+    )
+    unit.emit(instructions_created(intent))
+    return intent
 
 
 def same_open_intent(

@@ -1,19 +1,19 @@
 """ "J'ai payé": the customer says a payment is on its way; the watcher looks at its address now. On the
 settlement unit (the intent locked as a transfer's event would lock it)."""
 
+from dataclasses import replace
 from datetime import datetime
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_contracts.events import PaymentReported
 from kernodeck_kit.units import Units
-from kernodeck_payments.domain.intents import Purpose
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
+from kernodeck_payments.domain.intents import PaymentIntent, Purpose, RecordedTransfer
 from kernodeck_payments.use_cases.settlement import SettlementUnit
 
 
 def report_payment(
     units: Units[SettlementUnit], account_id: str, payment_id: str, now: datetime
-) -> tuple[PaymentIntent, list[ChainTransferRow]]:
+) -> tuple[PaymentIntent, list[RecordedTransfer]]:
     """Note the signal and ask the watcher to look, the first time only: pressing again changes nothing (no
     event, no timeline line, no look at the chain), so a payment costs the watcher one targeted look at most.
     Credits nothing. The intent, and its transfers so far."""
@@ -22,8 +22,8 @@ def report_payment(
         if intent is None or intent.account_id != account_id:
             raise ServiceError(ErrorCode.NOT_FOUND, "no such payment")
         if intent.reported_at is None:
-            intent.reported_at = now
-            unit.save(intent)
+            intent = replace(intent, reported_at=now)
+            unit.save_intent(intent)
             unit.emit(
                 PaymentReported(
                     payment_id=intent.id,

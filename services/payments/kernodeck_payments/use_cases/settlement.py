@@ -2,26 +2,20 @@
 (the database's in the service, plain objects in tests)."""
 
 import logging
+from dataclasses import replace
 from datetime import datetime
 from fractions import Fraction
 from functools import cache
 from typing import Protocol
-
-from sqlmodel import SQLModel
 
 from kernodeck_contracts.events import BalanceCredited, ChainTransfer, Event, PaymentSettled
 from kernodeck_contracts.statuses import TransferStatus
 from kernodeck_kit.units import Units
 from kernodeck_payments import metrics
 from kernodeck_payments.domain.amounts import usd_cents_for
-from kernodeck_payments.domain.intents import Purpose, normalize_token, transfer_key
+from kernodeck_payments.domain.intents import PaymentIntent, Purpose, RecordedTransfer, normalize_token, transfer_key
 from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.domain.reconcile import Credit, reconcile
-from kernodeck_payments.store.intents import (
-    as_intent,
-    as_transfer,
-)
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntent
 from kernodeck_payments.tracking import status_changed
 
 log = logging.getLogger(__name__)
@@ -42,12 +36,15 @@ class SettlementUnit(Protocol):
         transfers, each in one order whatever the batch's, so that `intent_at` and `transfer` answer from memory
         and batches applied together never wait for each other in a circle."""
 
-    def transfer(self, network: str, txid: str, index: int) -> ChainTransferRow | None: ...
-    def transfers_of(self, intent_id: str) -> list[ChainTransferRow]: ...
-    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[ChainTransferRow]]: ...
+    def transfer(self, network: str, txid: str, index: int) -> RecordedTransfer | None: ...
+    def transfers_of(self, intent_id: str) -> list[RecordedTransfer]: ...
+    def transfers_of_many(self, intent_ids: list[str]) -> dict[str, list[RecordedTransfer]]: ...
 
-    def save(self, row: SQLModel) -> None:
-        """Keep `row` (new or changed); what the unit reads next sees it."""
+    def save_intent(self, intent: PaymentIntent) -> None:
+        """Keep the intent as it is now (one the unit read); what the unit reads next sees it."""
+
+    def save_transfer(self, transfer: RecordedTransfer) -> None:
+        """Keep the transfer (new, or one the unit read) as it is now; what the unit reads next sees it."""
 
     def price_now(self, symbol: str, now: datetime) -> Fraction | None:
         """A fresh rate of `symbol`; None when there is none (or a stablecoin is off its peg)."""
@@ -118,88 +115,100 @@ def record_transfer(
     # The owner is locked before its transfer is read: events on one intent
     # apply one at a time, each reading what the one before it wrote.
     owner = unit.intent_at(event.network, event.address)
-    row = unit.transfer(event.network, event.txid, event.index)
-    if row is None:
-        row = ChainTransferRow(
-            network=event.network,
-            txid=event.txid,
-            index=event.index,
-            address=event.address,
-            intent_id=owner.id if owner else None,
-            amount=event.amount,
-            state=state,
-            sequence=event.sequence,
-            epoch=event.epoch,
-            first_seen_at=min(event.occurred_at, now),
-            updated_at=now,
-        )
-    elif (event.epoch, event.sequence) <= (row.epoch, row.sequence):  # a new watcher database: a later epoch
+    known = unit.transfer(event.network, event.txid, event.index)
+    if known is None:
+        address, intent_id, disposition = event.address, owner.id if owner else None, None
+        first_seen_at = min(event.occurred_at, now)
+    elif (event.epoch, event.sequence) <= (known.epoch, known.sequence):  # a new watcher database: a later epoch
         return None
     else:
-        row.first_seen_at = min(row.first_seen_at, event.occurred_at)
+        address, intent_id, disposition = known.address, known.intent_id, known.disposition
+        first_seen_at = min(known.first_seen_at, event.occurred_at)
     # A transfer first seen before an intent owned its address stays unattributed.
-    intent = owner if owner is not None and row.intent_id == owner.id else None
+    intent = owner if owner is not None and intent_id == owner.id else None
     required = intent.required_confirmations if intent else 1
     if state == TransferStatus.CONFIRMED and event.confirmations < required:
         state = TransferStatus.CONFIRMING  # the watcher's threshold is not ours: count again
-    row.token = normalize_token(event.network, event.token)
-    row.amount, row.state, row.sequence, row.epoch = event.amount, state, event.sequence, event.epoch
-    row.confirmations, row.block_height, row.block_hash = event.confirmations, event.block_height, event.block_hash
-    row.updated_at = now
-    unit.save(row)
-    if row.intent_id is None and state == TransferStatus.CONFIRMED:
+    unit.save_transfer(
+        RecordedTransfer(
+            network=event.network,
+            txid=event.txid,
+            index=event.index,
+            address=address,
+            intent_id=intent_id,
+            token=normalize_token(event.network, event.token),
+            amount=event.amount,
+            confirmations=event.confirmations,
+            state=state,
+            sequence=event.sequence,
+            epoch=event.epoch,
+            block_height=event.block_height,
+            block_hash=event.block_hash,
+            disposition=disposition,
+            first_seen_at=first_seen_at,
+            updated_at=now,
+        )
+    )
+    if intent_id is None and state == TransferStatus.CONFIRMED:
         key = transfer_key(event.network, event.txid, event.index)
         unit.open_review(f"unknown_address:{key}", "unknown_address", now, transfer_key=key)
     return intent
 
 
 def reconcile_intent(
-    unit: SettlementUnit, row: PaymentIntent, now: datetime, transfers: list[ChainTransferRow] | None = None
+    unit: SettlementUnit, intent: PaymentIntent, now: datetime, transfers: list[RecordedTransfer] | None = None
 ) -> None:
     """Bring one intent, locked by the caller, up to date with its transfers (read here unless given), exactly
     once per cause."""
-    method = find_method(row.asset, row.network)
+    method = find_method(intent.asset, intent.network)
     if transfers is None:
-        transfers = unit.transfers_of(row.id)
-    transfer_rows = {transfer_key(t.network, t.txid, t.index): t for t in transfers}
+        transfers = unit.transfers_of(intent.id)
+    by_key = {transfer_key(t.network, t.txid, t.index): t for t in transfers}
     outcome = reconcile(
-        as_intent(row),
-        [as_transfer(t) for t in transfer_rows.values()],
-        normalize_token(row.network, row.token),
+        intent.facts(),
+        [t.facts() for t in by_key.values()],
+        normalize_token(intent.network, intent.token),
         now,
         cache(lambda: unit.price_now(method.rate_symbol, now)),
         lambda base_units, price: usd_cents_for(base_units, price, method),
     )
     for key, disposition in outcome.dispositions.items():
-        transfer_rows[key].disposition = disposition
-        unit.save(transfer_rows[key])
+        by_key[key] = replace(by_key[key], disposition=disposition)
+        unit.save_transfer(by_key[key])
     for credit in outcome.credits:
-        credit_balance(unit, row.account_id, credit, row.id, now)
+        credit_balance(unit, intent.account_id, credit, intent.id, now)
     for review in outcome.reviews:
-        unit.open_review(review.key, review.reason, now, row.id, row.account_id, review.transfer_key, review.group)
+        unit.open_review(
+            review.key, review.reason, now, intent.id, intent.account_id, review.transfer_key, review.group
+        )
     if outcome.settles:
-        row.settled_at = now
-        if row.purpose in (Purpose.ORDER, Purpose.EXTENSION):
-            unit.book_order_payment(row.amount_usd_cents, row.reference_id, f"{row.purpose}-payment:{row.id}", now)
-            extension = row.purpose == Purpose.EXTENSION
-            unit.emit(
-                PaymentSettled(
-                    payment_id=row.id,
-                    order_id=row.order_id if extension else row.reference_id,
-                    extension_id=row.reference_id if extension else None,
-                    account_id=row.account_id,
-                    amount_usd_cents=row.amount_usd_cents,
-                    method=f"{row.asset}/{row.network}",
-                )
-            )
-        metrics.PAYMENTS_SETTLED.labels(row.asset, row.network, row.purpose).inc()
-        log.info("payment settled", extra={"payment_id": row.id, "purpose": row.purpose})
-    if outcome.status is not None and outcome.status != row.status:
-        previous, row.status = row.status, outcome.status
-        unit.emit(status_changed(row, previous, list(transfer_rows.values())))
+        intent = replace(intent, settled_at=now)
+        _settled(unit, intent, now)
+    if outcome.status is not None and outcome.status != intent.status:
+        previous, intent = intent.status, replace(intent, status=outcome.status)
+        unit.emit(status_changed(intent, previous, list(by_key.values())))
     # Written even when nothing changed: the sweep takes the least recently reconciled first.
-    row.updated_at = now
-    unit.save(row)
+    unit.save_intent(replace(intent, updated_at=now))
+
+
+def _settled(unit: SettlementUnit, intent: PaymentIntent, now: datetime) -> None:
+    """What an intent's settlement books and tells: an order's or an extension's payment, into sales."""
+    if intent.purpose in (Purpose.ORDER, Purpose.EXTENSION):
+        key = f"{intent.purpose}-payment:{intent.id}"
+        unit.book_order_payment(intent.amount_usd_cents, intent.reference_id, key, now)
+        extension = intent.purpose == Purpose.EXTENSION
+        unit.emit(
+            PaymentSettled(
+                payment_id=intent.id,
+                order_id=intent.order_id if extension else intent.reference_id,
+                extension_id=intent.reference_id if extension else None,
+                account_id=intent.account_id,
+                amount_usd_cents=intent.amount_usd_cents,
+                method=f"{intent.asset}/{intent.network}",
+            )
+        )
+    metrics.PAYMENTS_SETTLED.labels(intent.asset, intent.network, intent.purpose).inc()
+    log.info("payment settled", extra={"payment_id": intent.id, "purpose": intent.purpose})
 
 
 def credit_balance(unit: SettlementUnit, account_id: str, credit: Credit, ref: str, now: datetime) -> None:
