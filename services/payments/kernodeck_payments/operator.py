@@ -1,17 +1,10 @@
-"""What operators see of the review queue (their decisions: use_cases/reviews.py), and the method switches, each
-recorded with who made it."""
-
-from datetime import datetime
+"""What operators see of the review queue, with its audit trail (their decisions: use_cases/reviews.py)."""
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.paging import Page
-from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.store.reviews import audit_of, get_review, list_reviews
-from kernodeck_payments.store.tables import MethodSwitch
 from kernodeck_payments.views import review_view
-
-DECISIONS = ("credit_to_balance", "refunded_off_system", "dismissed")
 
 
 def reviews(db: Store, status: str | None, page: Page) -> dict:
@@ -29,14 +22,3 @@ def review(db: Store, review_id: str) -> dict:
     """The review item as operators see it, with its audit trail."""
     with db.read() as session:
         return review_view(get_review(session, review_id), audit_of(session, review_id))
-
-
-def switch_method(db: Store, operator_id: str, method: Method, enabled: bool, now: datetime) -> None:
-    if not isinstance(enabled, bool):
-        raise ServiceError.field("enabled", "enabled is true or false")
-    with db.transaction() as tx:
-        row = tx.session.get(MethodSwitch, (method.asset, method.network)) or MethodSwitch(
-            asset=method.asset, network=method.network, enabled=enabled, updated_by=operator_id, updated_at=now
-        )
-        row.enabled, row.updated_by, row.updated_at = enabled, operator_id, now
-        tx.session.add(row)

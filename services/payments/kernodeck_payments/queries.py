@@ -1,4 +1,4 @@
-"""Read-side helpers: payments, top-ups and watched addresses as the RPC returns them."""
+"""Read-side helpers: payments, top-ups, the balance, methods and watched addresses as the RPC returns them."""
 
 from datetime import datetime
 
@@ -9,14 +9,17 @@ from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.paging import Page
 from kernodeck_kit.types import rfc3339
+from kernodeck_payments.availability import load_board, watcher_reports
 from kernodeck_payments.config import PaymentsSettings
+from kernodeck_payments.domain.methods import METHODS, Method
 from kernodeck_payments.domain.reconcile import topup_key
 from kernodeck_payments.ledger.domain import customer_account
-from kernodeck_payments.ledger.store import LedgerEntryRow, booked_under
+from kernodeck_payments.ledger.store import LedgerEntryRow, available_cents, booked_under, list_entries
 from kernodeck_payments.store.intents import (
     get_intent,
     intent_of,
     intents_for,
+    pending_topup_cents,
     topup_of,
     topups_of,
     transfer_of,
@@ -24,6 +27,8 @@ from kernodeck_payments.store.intents import (
 )
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, ReviewItem, TopupRow
 from kernodeck_payments.views import payment_view, topup_view
+
+WATCHED_PAGE = 5000  # addresses per answer: a million of them would not fit one AMQP message
 
 
 def payment(db: Store, settings: PaymentsSettings, payment_id: str, account_id: str) -> dict:
@@ -119,11 +124,55 @@ def outcomes(db: Store, account_id: str, payment_ids: list[str]) -> dict[str, di
     return found
 
 
-def watched(db: Store, network: str, now: datetime, after: str | None, limit: int) -> dict:
-    """One page of the addresses a network's watcher must look at: intents still inside their monitoring window.
+def watchers(db: Store, settings: PaymentsSettings, now: datetime) -> dict[str, dict]:
+    """Each chain watcher's last report, as the gateway's /readyz shows it."""
+    with db.read() as session:
+        return watcher_reports(session, settings, now)
+
+
+def methods(db: Store, settings: PaymentsSettings, now: datetime, only: Method | None = None) -> list[dict]:
+    """Each payment method (or `only` that one), whether it takes payments now and why not."""
+    with db.read() as session:
+        board = load_board(session, settings, now)
+    return [
+        {"asset": m.asset, "network": m.network, "available": board.reason(m) is None, "reason": board.reason(m)}
+        for m in METHODS
+        if only is None or m == only
+    ]
+
+
+def balance(db: Store, account_id: str) -> dict:
+    """What the account may spend, and what its top-ups on their way will add."""
+    with db.read() as session:
+        return {
+            "available_usd_cents": available_cents(session, account_id),
+            "pending_usd_cents": pending_topup_cents(session, account_id),
+        }
+
+
+def ledger(db: Store, account_id: str, page: Page) -> dict:
+    """{"items": a page of the balance's movements, newest first, "next_cursor"}."""
+    with db.read() as session:
+        return page.answer(
+            list_entries(session, account_id, page),
+            lambda e: (e["id"],),
+            lambda e: {
+                "at": rfc3339(e["at"]),
+                "amount_usd_cents": e["amount_cents"],
+                "reason": e["reason"],
+                "ref": e["ref"],
+            },
+        )
+
+
+def watched(db: Store, network: str, now: datetime, after: str | None, limit) -> dict:
+    """One page of at most `limit` (1 to WATCHED_PAGE) addresses a network's watcher must look at: intents still
+    inside their monitoring window.
 
     Pages follow the intent id; `next` is the `after` of the next page, None after the last.
     """
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit <= WATCHED_PAGE:
+        raise ServiceError.field("limit", f"a page holds 1 to {WATCHED_PAGE} addresses")
     with db.read() as session:
         query = select(PaymentIntentRow).where(PaymentIntentRow.network == network, PaymentIntentRow.watch_until > now)
         if after:

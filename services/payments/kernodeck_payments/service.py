@@ -1,7 +1,5 @@
-"""The payments service's nameko entrypoints: thin, over intake, settlement, ledger and store."""
-
-import logging
-from datetime import timedelta
+"""The payments service's nameko entrypoints, thin: each reads its message and calls a use case (use_cases/, on
+its unit) or a query (queries.py, operator.py)."""
 
 import eventlet
 
@@ -32,36 +30,33 @@ from kernodeck_kit.transport.dependencies import Database, Instrumented, Setting
 from kernodeck_kit.transport.events import batch_consumer, consumer
 from kernodeck_kit.transport.peers import Peer
 from kernodeck_kit.transport.rpc import rpc
-from kernodeck_kit.types import rfc3339, utcnow
+from kernodeck_kit.types import utcnow
 from kernodeck_kit.units import SqlUnits
 from kernodeck_payments import metrics, operator, queries
-from kernodeck_payments.availability import RATE_SYMBOLS, load_board, record_watcher_status, watcher_reports
-from kernodeck_payments.balance_mismatch import record_balance_mismatch
+from kernodeck_payments.availability import RATE_SYMBOLS
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.dependencies import RateSources
-from kernodeck_payments.domain.extensions import PayableExtension
-from kernodeck_payments.domain.methods import METHODS, find_method
-from kernodeck_payments.ledger.store import available_cents, list_entries
+from kernodeck_payments.domain.methods import find_method
 from kernodeck_payments.peers import RpcOrders, RpcProvisioning
-from kernodeck_payments.rates.refresh import refresh
-from kernodeck_payments.rates.store import save_observations
 from kernodeck_payments.state_metrics import read_state
-from kernodeck_payments.store.addresses import solana_pool_left
-from kernodeck_payments.store.intents import pending_topup_cents
-from kernodeck_payments.store.units import SqlBalance, SqlCopies, SqlIntake, SqlRefunds, SqlReviews, SqlSettlement
-from kernodeck_payments.use_cases import copies, instructions, refunds, reviews
-from kernodeck_payments.use_cases.balance import pay_extension_with_balance, pay_with_balance
-from kernodeck_payments.use_cases.intake import open_topup
+from kernodeck_payments.store.units import (
+    SqlBalance,
+    SqlCopies,
+    SqlIntake,
+    SqlMethods,
+    SqlRates,
+    SqlRefunds,
+    SqlReviews,
+    SqlSettlement,
+    SqlWatchers,
+)
+from kernodeck_payments.use_cases import balance, copies, instructions, methods, rates, refunds, reviews, watchers
+from kernodeck_payments.use_cases.intake import check_solana_pool, open_topup
 from kernodeck_payments.use_cases.reporting import report_payment
 from kernodeck_payments.use_cases.settlement import apply_transfers, sweep
 from kernodeck_payments.views import payment_view, topup_view
 
-log = logging.getLogger(__name__)
-
 SWEEP_BATCH = 200
-WATCHED_PAGE = 5000  # addresses per answer: a million of them would not fit one AMQP message
-# Long enough for orders to turn the debit into `paid`, which makes the hold an allocation.
-BALANCE_HOLD = timedelta(minutes=10)
 
 
 class PaymentsService:
@@ -80,19 +75,13 @@ class PaymentsService:
     @rpc
     def health(self) -> dict:
         """Answers while the service runs; also each chain watcher's last report, for the gateway's /readyz."""
-        with self.db.read() as session:
-            return {"service": self.name, "watchers": watcher_reports(session, self.settings, utcnow())}
+        return {"service": self.name, "watchers": queries.watchers(self.db, self.settings, utcnow())}
 
     # --- methods ---------------------------------------------------------
 
     @rpc
     def list_methods(self) -> list[dict]:
-        with self.db.read() as session:
-            board = load_board(session, self.settings, utcnow())
-        return [
-            {"asset": m.asset, "network": m.network, "available": board.reason(m) is None, "reason": board.reason(m)}
-            for m in METHODS
-        ]
+        return queries.methods(self.db, self.settings, utcnow())
 
     # --- intents ---------------------------------------------------------
 
@@ -118,9 +107,8 @@ class PaymentsService:
     def create_extension_payment(self, account_id, extension_id, asset, network) -> dict:
         """A crypto intent for a confirmed extension (the rental's GPUs are the customer's already: no hold)."""
         method = find_method(asset, network)
-        clock = eventlet.hubs.get_hub().clock
         intent = instructions.open_extension_payment(
-            self._intake(), self.settings, method, account_id, extension_id, utcnow, clock, eventlet.sleep
+            self._intake(), self.settings, method, account_id, extension_id, utcnow, *self._waits()
         )
         return self._opened(intent)
 
@@ -172,42 +160,30 @@ class PaymentsService:
 
     @rpc(expected_exceptions=ServiceError)
     def get_balance(self, account_id) -> dict:
-        with self.db.read() as session:
-            return {
-                "available_usd_cents": available_cents(session, account_id),
-                "pending_usd_cents": pending_topup_cents(session, account_id),
-            }
+        return queries.balance(self.db, account_id)
 
     @rpc(expected_exceptions=ServiceError)
     def list_ledger(self, account_id, limit=None, cursor=None) -> dict:
         """{"items": a page of the balance's movements, newest first, "next_cursor"}."""
-        page = Page.ask(limit, cursor, width=1)
-        with self.db.read() as session:
-            return page.answer(
-                list_entries(session, account_id, page),
-                lambda e: (e["id"],),
-                lambda e: {
-                    "at": rfc3339(e["at"]),
-                    "amount_usd_cents": e["amount_cents"],
-                    "reason": e["reason"],
-                    "ref": e["ref"],
-                },
-            )
+        return queries.ledger(self.db, account_id, Page.ask(limit, cursor, width=1))
 
     @rpc(expected_exceptions=ServiceError)
     def pay_with_balance(self, account_id, order_id) -> dict:
-        order = instructions.payable_order(self._intake(), self._orders(), account_id, order_id)
-        with instructions.holding(self._provisioning(), order, utcnow() + BALANCE_HOLD, paid_now=True):
-            return pay_with_balance(SqlUnits(self.db, SqlBalance), account_id, order, utcnow())
+        peers = self._orders(), self._provisioning()
+        return balance.pay_order_from_balance(self._balance(), self._intake(), *peers, account_id, order_id, utcnow)
 
     @rpc(expected_exceptions=ServiceError)
     def pay_extension_with_balance(self, account_id, extension_id) -> dict:
-        extension = self._payable_extension(account_id, extension_id)
-        return pay_extension_with_balance(SqlUnits(self.db, SqlBalance), account_id, extension, utcnow())
+        units, intake, waits = self._balance(), self._intake(), self._waits()
+        return balance.pay_extension_from_balance(units, intake, account_id, extension_id, utcnow, *waits)
 
-    def _payable_extension(self, account_id, extension_id) -> PayableExtension:
-        clock = eventlet.hubs.get_hub().clock
-        return instructions.payable_extension(self._intake(), account_id, extension_id, utcnow, clock, eventlet.sleep)
+    def _balance(self) -> SqlUnits:
+        return SqlUnits(self.db, SqlBalance)
+
+    @staticmethod
+    def _waits() -> tuple:
+        """The hub's clock and sleep, for a use case that waits a moment for an event on its way."""
+        return eventlet.hubs.get_hub().clock, eventlet.sleep
 
     # --- orders ----------------------------------------------------------
 
@@ -250,15 +226,14 @@ class PaymentsService:
     @operator_only
     def set_method_enabled(self, operator_id, asset, network, enabled) -> dict:
         method = find_method(asset, network)
-        operator.switch_method(self.db, operator_id, method, enabled, utcnow())
-        return next(m for m in self.list_methods() if (m["asset"], m["network"]) == (method.asset, method.network))
+        methods.switch_method(SqlUnits(self.db, SqlMethods), operator_id, method, enabled, utcnow())
+        [switched] = queries.methods(self.db, self.settings, utcnow(), only=method)
+        return switched
 
     # --- watchers --------------------------------------------------------
 
     @rpc(expected_exceptions=ServiceError)
-    def watched_addresses(self, network, after=None, limit=WATCHED_PAGE) -> dict:
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit <= WATCHED_PAGE:
-            raise ServiceError.field("limit", f"a page holds 1 to {WATCHED_PAGE} addresses")
+    def watched_addresses(self, network, after=None, limit=queries.WATCHED_PAGE) -> dict:
         return queries.watched(self.db, network, utcnow(), after, limit)
 
     # A block's transfers arrive together: each handler takes those that came while it was busy, in one unit.
@@ -291,13 +266,14 @@ class PaymentsService:
 
     @consumer(WatcherStatus)
     def on_watcher_status(self, payload):
-        with self.db.transaction() as tx:
-            record_watcher_status(tx.session, WatcherStatus.from_message(payload))
+        watchers.watcher_status(self._watchers(), WatcherStatus.from_message(payload))
 
     @consumer(BalanceMismatch)
     def on_balance_mismatch(self, payload):
-        with self.db.transaction() as tx:
-            record_balance_mismatch(tx.session, BalanceMismatch.from_message(payload), utcnow())
+        watchers.balance_mismatch(self._watchers(), BalanceMismatch.from_message(payload), utcnow())
+
+    def _watchers(self) -> SqlUnits:
+        return SqlUnits(self.db, SqlWatchers)
 
     @consumer(PaymentRefused)
     def on_payment_refused(self, payload):
@@ -321,18 +297,12 @@ class PaymentsService:
 
     @configured_timer(PaymentsSettings, "rate_refresh_s", eager=True)
     def refresh_rates(self) -> int:
-        rates, _errors = refresh(self.rate_sources, RATE_SYMBOLS)  # failures are logged and counted by refresh
-        with self.db.transaction() as tx:
-            save_observations(tx.session, rates)
-        return len(rates)
+        return rates.refresh_rates(SqlUnits(self.db, SqlRates), self.rate_sources, RATE_SYMBOLS)
 
     @configured_timer(PaymentsSettings, "sweep_interval_s")
     def sweep(self) -> int:
         """Intents whose deadline passed with something left to decide: reconcile them; a word when the Solana pool
         (whose addresses are each given once) runs low."""
         swept = sweep(self._settlement(), utcnow(), SWEEP_BATCH)
-        with self.db.read() as session:
-            pool_left = solana_pool_left(session)
-        if pool_left < self.settings.solana_pool_low:
-            log.warning("the Solana address pool is running low", extra={"unused": pool_left})
+        check_solana_pool(self._intake(), self.settings)
         return swept

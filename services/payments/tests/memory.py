@@ -1,22 +1,24 @@
 """Payments' units of work on plain objects (kernodeck_kit.memory), for its use cases (use_cases/: balance,
-intake, instructions, copies, settlement, refunds, reviews)."""
+intake, instructions, copies, settlement, refunds, reviews, watchers, rates, methods)."""
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
-from kernodeck_contracts.events import ExtensionConfirmed, OrderCreated, OrderStatusChanged
+from kernodeck_contracts.events import ExtensionConfirmed, OrderCreated, OrderStatusChanged, WatcherStatus
 from kernodeck_contracts.statuses import OrderStatus, PaymentStatus
 from kernodeck_kit.memory import MemoryUnit
 from kernodeck_kit.units import MemoryUnits
 from kernodeck_payments.availability import MethodBoard
 from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.intents import PaymentIntent, Purpose, RecordedTransfer, address_key
+from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.domain.orders import PayableOrder, created_order
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import Topup
 from kernodeck_payments.ledger.domain import refund_key
+from kernodeck_payments.rates.domain import Rate
 from kernodeck_payments.store.intents import OPEN
 from kernodeck_payments.store.tables import ReviewItem
 
@@ -83,6 +85,9 @@ class MemoryIntake(MemoryUnit[IntakeTables]):
 
     def take_solana_address(self, intent_id: str) -> str | None:
         return self.tables.solana_pool.pop(0) if self.tables.solana_pool else None
+
+    def solana_pool_left(self) -> int:
+        return len(self.tables.solana_pool)
 
     def add_intent(self, intent: PaymentIntent) -> None:
         self.put(self.tables.intents, intent)
@@ -285,3 +290,62 @@ class MemoryReviews(MemorySettlement):
 
 def review_units(*items: ReviewItem) -> MemoryUnits:
     return MemoryUnits("payments", ReviewTables(items={item.id: item for item in items}), MemoryReviews)
+
+
+@dataclass
+class WatchersTables:
+    reports: dict[str, WatcherStatus] = field(default_factory=dict)  # each network's last report
+    intents: dict[str, PaymentIntent] = field(default_factory=dict)
+    reviews: dict[str, tuple[str, str | None, str | None]] = field(default_factory=dict)  # key -> (reason, intent, acc)
+
+
+class MemoryWatchers(MemoryUnit[WatchersTables]):
+    def record_watcher_status(self, event: WatcherStatus) -> None:
+        known = self.tables.reports.get(event.network)
+        if known is None or event.occurred_at > known.occurred_at:
+            self.put(self.tables.reports, event, event.network)
+
+    def owner_of(self, network: str, address: str) -> PaymentIntent | None:
+        key = address_key(network, address)
+        return next(iter(self.where(self.tables.intents, lambda i: (i.network, i.address_key) == (network, key))), None)
+
+    def open_review(self, key, reason, now, intent_id=None, account_id=None) -> bool:
+        if key in self.tables.reviews:
+            return False
+        self.tables.reviews[key] = (reason, intent_id, account_id)
+        return True
+
+
+def watchers_units(*intents: PaymentIntent) -> MemoryUnits:
+    return MemoryUnits("payments", WatchersTables(intents={i.id: i for i in intents}), MemoryWatchers)
+
+
+@dataclass
+class RatesTables:
+    observations: dict[tuple[str, str], Rate] = field(default_factory=dict)  # (symbol, source) -> newest
+
+
+class MemoryRates(MemoryUnit[RatesTables]):
+    def save_observations(self, rates) -> None:
+        for rate in rates:
+            kept = self.tables.observations.get((rate.symbol, rate.source))
+            if kept is None or rate.as_of > kept.as_of:
+                self.put(self.tables.observations, rate, (rate.symbol, rate.source))
+
+
+def rates_units() -> MemoryUnits:
+    return MemoryUnits("payments", RatesTables(), MemoryRates)
+
+
+@dataclass
+class MethodsTables:
+    switches: dict[tuple[str, str], tuple[bool, str, datetime]] = field(default_factory=dict)  # -> (on, by, at)
+
+
+class MemoryMethods(MemoryUnit[MethodsTables]):
+    def set_switch(self, method: Method, enabled: bool, operator_id: str, now: datetime) -> None:
+        self.tables.switches[(method.asset, method.network)] = (enabled, operator_id, now)
+
+
+def methods_units() -> MemoryUnits:
+    return MemoryUnits("payments", MethodsTables(), MemoryMethods)

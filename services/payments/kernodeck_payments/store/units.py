@@ -1,18 +1,26 @@
 """Payments' SQL units of work: what each family of use cases (use_cases/) reads and changes, on one database
 transaction of the service's store."""
 
+from collections.abc import Sequence
 from datetime import datetime
 from fractions import Fraction
 
-from kernodeck_contracts.events import ChainTransfer, ExtensionConfirmed, OrderCreated, OrderStatusChanged
+from kernodeck_contracts.events import (
+    ChainTransfer,
+    ExtensionConfirmed,
+    OrderCreated,
+    OrderStatusChanged,
+    WatcherStatus,
+)
 from kernodeck_kit.db import lock_key
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.rows import copy_as
 from kernodeck_kit.units import SqlUnit
-from kernodeck_payments.availability import MethodBoard, current_price, load_board
+from kernodeck_payments.availability import MethodBoard, current_price, load_board, record_watcher_status
 from kernodeck_payments.config import PaymentsSettings
 from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.intents import PaymentIntent, RecordedTransfer, address_key
+from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.domain.reconcile import Credit
 from kernodeck_payments.domain.topups import Topup
@@ -26,7 +34,14 @@ from kernodeck_payments.ledger.store import (
     record_order_payments,
     refund_refused_payment,
 )
-from kernodeck_payments.store.addresses import take_index, take_solana_address, unfunded_issued_since
+from kernodeck_payments.rates.domain import Rate
+from kernodeck_payments.rates.store import save_observations
+from kernodeck_payments.store.addresses import (
+    solana_pool_left,
+    take_index,
+    take_solana_address,
+    unfunded_issued_since,
+)
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
 from kernodeck_payments.store.intents import (
     due_for_reconciliation,
@@ -46,7 +61,7 @@ from kernodeck_payments.store.intents import (
 )
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
 from kernodeck_payments.store.reviews import get_review, open_review, record_decision
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, ReviewItem, TopupRow
+from kernodeck_payments.store.tables import ChainTransferRow, MethodSwitch, PaymentIntentRow, ReviewItem, TopupRow
 
 ORDER_LOCKS = 71  # the advisory lock namespace of payments' order refunds
 
@@ -89,6 +104,9 @@ class SqlIntake(SqlUnit):
 
     def take_solana_address(self, intent_id: str) -> str | None:
         return take_solana_address(self.session, intent_id)
+
+    def solana_pool_left(self) -> int:
+        return solana_pool_left(self.session)
 
     def add_intent(self, intent: PaymentIntent) -> None:
         self.session.add(copy_as(PaymentIntentRow, intent))
@@ -199,6 +217,32 @@ class SqlSettlement(SqlUnit):
 
     def open_review(self, key, reason, now, intent_id=None, account_id=None, transfer_key=None, group=None) -> bool:
         return open_review(self.session, key, reason, now, intent_id, account_id, transfer_key, group)
+
+
+class SqlMethods(SqlUnit):
+    def set_switch(self, method: Method, enabled: bool, operator_id: str, now: datetime) -> None:
+        row = self.session.get(MethodSwitch, (method.asset, method.network)) or MethodSwitch(
+            asset=method.asset, network=method.network, enabled=enabled, updated_by=operator_id, updated_at=now
+        )
+        row.enabled, row.updated_by, row.updated_at = enabled, operator_id, now
+        self.session.add(row)
+
+
+class SqlRates(SqlUnit):
+    def save_observations(self, rates: Sequence[Rate]) -> None:
+        save_observations(self.session, rates)
+
+
+class SqlWatchers(SqlUnit):
+    def record_watcher_status(self, event: WatcherStatus) -> None:
+        record_watcher_status(self.session, event)
+
+    def owner_of(self, network: str, address: str) -> PaymentIntent | None:
+        row = intent_at(self.session, network, address)
+        return None if row is None else intent_of(row)
+
+    def open_review(self, key, reason, now, intent_id=None, account_id=None) -> bool:
+        return open_review(self.session, key, reason, now, intent_id, account_id)
 
 
 class SqlRefunds(SqlSettlement):

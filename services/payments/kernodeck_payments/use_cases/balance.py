@@ -1,6 +1,7 @@
 """Paying an order or an extension from the balance, on a unit of work (the database's in the service, plain objects in tests)."""
 
-from datetime import datetime
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
@@ -8,6 +9,11 @@ from kernodeck_contracts.events import BalanceDebited, Event, PaymentSettled
 from kernodeck_kit.units import Units
 from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.orders import PayableOrder
+from kernodeck_payments.use_cases import instructions
+from kernodeck_payments.use_cases.instructions import InstructionsUnit, Orders, Provisioning
+
+# Long enough for orders to turn the debit into `paid`, which makes the hold an allocation.
+BALANCE_HOLD = timedelta(minutes=10)
 
 
 class BalanceUnit(Protocol):
@@ -15,6 +21,36 @@ class BalanceUnit(Protocol):
         """Pay an order from the balance; False when this key was paid already, INSUFFICIENT_BALANCE when short."""
 
     def emit(self, event: Event) -> None: ...
+
+
+def pay_order_from_balance(
+    units: Units[BalanceUnit],
+    intake: Units[InstructionsUnit],
+    orders: Orders,
+    provisioning: Provisioning,
+    account_id: str,
+    order_id,
+    now: Callable[[], datetime],
+) -> dict:
+    """The order payable (instructions.payable_order) and its GPUs held, then paid from the balance; a hold this
+    call took is given back when the balance refuses. Each call to another service is made between transactions."""
+    order = instructions.payable_order(intake, orders, account_id, order_id)
+    with instructions.holding(provisioning, order, now() + BALANCE_HOLD, paid_now=True):
+        return pay_with_balance(units, account_id, order, now())
+
+
+def pay_extension_from_balance(
+    units: Units[BalanceUnit],
+    intake: Units[InstructionsUnit],
+    account_id: str,
+    extension_id,
+    now: Callable[[], datetime],
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> dict:
+    """A confirmed extension (its copy waited for a moment: instructions.payable_extension) paid from the balance."""
+    extension = instructions.payable_extension(intake, account_id, extension_id, now, clock, sleep)
+    return pay_extension_with_balance(units, account_id, extension, now())
 
 
 def pay_with_balance(units: Units[BalanceUnit], account_id: str, order: PayableOrder, now: datetime) -> dict:

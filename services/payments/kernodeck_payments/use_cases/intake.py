@@ -1,6 +1,7 @@
 """Opening a payment intent (with the top-up it pays, for a top-up): method checks, locked rate, amount, a fresh
 address, on a unit of work (the database's in the service, plain objects in tests)."""
 
+import logging
 from datetime import datetime
 from typing import Protocol
 from uuid import uuid4
@@ -19,6 +20,8 @@ from kernodeck_payments.domain.methods import Method, find_method, token_contrac
 from kernodeck_payments.domain.topups import Topup, check_topup_amount
 from kernodeck_payments.tracking import instructions_created
 
+log = logging.getLogger(__name__)
+
 
 class IntakeUnit(Protocol):
     def board(self, now: datetime) -> MethodBoard:
@@ -36,6 +39,9 @@ class IntakeUnit(Protocol):
 
     def take_solana_address(self, intent_id: str) -> str | None:
         """An unused address of the operator's pool, now the intent's; None when the pool is empty."""
+
+    def solana_pool_left(self) -> int:
+        """How many addresses of the operator's pool are still unused."""
 
     def add_intent(self, intent: PaymentIntent) -> None: ...
     def add_topup(self, topup: Topup) -> None: ...
@@ -123,6 +129,15 @@ def _open(unit: IntakeUnit, settings: PaymentsSettings, request: PaymentRequest,
     )
     unit.emit(instructions_created(intent))
     return intent
+
+
+def check_solana_pool(units: Units[IntakeUnit], settings: PaymentsSettings) -> int:
+    """How many addresses the Solana pool (each given once) has left; a warning when it runs low."""
+    with units.transaction() as unit:
+        left = unit.solana_pool_left()
+    if left < settings.solana_pool_low:
+        log.warning("the Solana address pool is running low", extra={"unused": left})
+    return left
 
 
 def same_open_intent(
