@@ -2,6 +2,7 @@
 open intent given back when asked again; an extension's copy waited for a moment. test_capacity_hold.py and
 test_cooling_off.py run the same use cases over the broker and PostgreSQL."""
 
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -9,8 +10,8 @@ import pytest
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_payments.domain.extensions import PayableExtension
 from kernodeck_payments.domain.orders import PayableOrder
-from kernodeck_payments.use_cases import instructions
-from services.payments.tests.memory import intake_units
+from kernodeck_payments.use_cases import balance, instructions
+from services.payments.tests.memory import balance_units, intake_units
 from services.payments.tests.test_open_payment import BTC, SETTINGS, T0, board
 
 pytestmark = pytest.mark.unit
@@ -109,3 +110,75 @@ def test_an_extension_confirmed_a_moment_ago_is_waited_for_and_one_never_confirm
         instructions.payable_extension(units, "acc1", "x2", lambda: T0, clock, clock.sleep)
     assert caught.value.code == "not_found"
     assert clock.now == pytest.approx(instructions.EXTENSION_ARRIVAL_S, abs=instructions.EXTENSION_POLL_S)
+
+
+def test_an_extensions_intent_pays_its_price_and_names_its_order():
+    units, clock = intake_units(board(), (), EXTENSION), Clock()
+    intent = instructions.open_extension_payment(units, SETTINGS, BTC, "acc1", "x1", lambda: T0, clock, clock.sleep)
+    assert (intent.purpose, intent.reference_id, intent.order_id, intent.amount_usd_cents) == (
+        "extension",
+        "x1",
+        "o1",
+        5_000,
+    )
+    again = instructions.open_extension_payment(units, SETTINGS, BTC, "acc1", "x1", lambda: T0, clock, clock.sleep)
+    assert again.id == intent.id  # asked again: the open one
+
+
+# --- no call to another service inside a transaction -------------------------------------------------------------
+
+
+class Transactions:
+    """Units that count their open transactions, for doubles that check none is open when they are called."""
+
+    def __init__(self, units):
+        self.units, self.open = units, 0
+
+    @contextmanager
+    def transaction(self):
+        with self.units.transaction() as unit:
+            self.open += 1
+            try:
+                yield unit
+            finally:
+                self.open -= 1
+
+    def __getattr__(self, name):
+        return getattr(self.units, name)
+
+
+class Between:
+    """A double of another service that fails when called inside a transaction of any of `units`."""
+
+    def __init__(self, double, *units: Transactions):
+        self.double, self.units = double, units
+
+    def __getattr__(self, name):
+        def call(*args, **kwargs):
+            assert all(units.open == 0 for units in self.units), f"{name} called inside a transaction"
+            return getattr(self.double, name)(*args, **kwargs)
+
+        return call
+
+
+@pytest.mark.parametrize("switched_off", [[], [("BTC", "bitcoin")]], ids=["opened", "refused"])
+def test_orders_and_provisioning_are_asked_between_transactions_when_opening(switched_off):
+    units, provisioning = Transactions(intake_units(board(switched_off=switched_off))), Provisioning()
+    peers = Between(Orders(ORDER), units), Between(provisioning, units)
+    try:
+        instructions.open_order_payment(units, SETTINGS, *peers, BTC, "acc1", "o1", T0)
+    except ServiceError:
+        assert provisioning.released == ["o1"]
+    assert len(provisioning.holds) == 1
+
+
+@pytest.mark.parametrize("available", [18_900, 0], ids=["paid", "short"])
+def test_orders_and_provisioning_are_asked_between_transactions_when_paying_from_the_balance(available):
+    intake, units = Transactions(intake_units(board())), Transactions(balance_units(acc1=available))
+    provisioning = Provisioning()
+    peers = Between(Orders(ORDER), intake, units), Between(provisioning, intake, units)
+    try:
+        balance.pay_order_from_balance(units, intake, *peers, "acc1", "o1", lambda: T0)
+    except ServiceError:
+        assert provisioning.released == ["o1"]
+    assert len(provisioning.holds) == 1
