@@ -3,7 +3,7 @@
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_kit.outbox import Store
 from kernodeck_kit.paging import Page
-from kernodeck_payments.store.reviews import audit_of, get_review, list_reviews
+from kernodeck_payments.store.reviews import audit_of, get_review, list_reviews, review_of
 from kernodeck_payments.views import review_view
 
 
@@ -14,11 +14,13 @@ def reviews(db: Store, status: str | None, page: Page) -> dict:
     with db.read() as session:
         items = list_reviews(session, status, page)
         return page.answer(
-            items, lambda item: (item.created_at, item.id), lambda item: review_view(item, audit_of(session, item.id))
+            items,
+            lambda item: (item.created_at, item.id),
+            lambda item: review_view(review_of(item), audit_of(session, item.id)),
         )
 
 
 def review(db: Store, review_id: str) -> dict:
     """The review item as operators see it, with its audit trail."""
     with db.read() as session:
-        return review_view(get_review(session, review_id), audit_of(session, review_id))
+        return review_view(review_of(get_review(session, review_id)), audit_of(session, review_id))

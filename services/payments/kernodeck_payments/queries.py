@@ -25,7 +25,7 @@ from kernodeck_payments.store.intents import (
     transfer_of,
     transfers_by_intent,
 )
-from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, ReviewItem, TopupRow
+from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, ReviewItemRow, TopupRow
 from kernodeck_payments.views import payment_view, topup_view
 
 WATCHED_PAGE = 5000  # addresses per answer: a million of them would not fit one AMQP message
@@ -101,7 +101,9 @@ def outcomes(db: Store, account_id: str, payment_ids: list[str]) -> dict[str, di
     found = {payment_id: {"credits": [], "reviews": []} for payment_id in payment_ids}
     with db.read() as session:
         reviews = session.execute(
-            select(ReviewItem).where(ReviewItem.account_id == account_id, ReviewItem.intent_id.in_(payment_ids))
+            select(ReviewItemRow).where(
+                ReviewItemRow.account_id == account_id, ReviewItemRow.intent_id.in_(payment_ids)
+            )
         ).scalars()
         review_of = {}
         for review in reviews:

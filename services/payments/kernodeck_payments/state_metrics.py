@@ -18,7 +18,7 @@ from kernodeck_payments.store.tables import (
     AddressCounter,
     ChainTransferRow,
     PaymentIntentRow,
-    ReviewItem,
+    ReviewItemRow,
     WatcherReport,
 )
 
@@ -60,7 +60,7 @@ def intents_by_method(session: Session) -> GaugeMetricFamily:
 
 def review_queue(session: Session, now: datetime) -> Iterator[GaugeMetricFamily]:
     count, oldest = session.execute(
-        select(func.count(), func.min(ReviewItem.created_at)).where(ReviewItem.status == "open")
+        select(func.count(), func.min(ReviewItemRow.created_at)).where(ReviewItemRow.status == "open")
     ).one()
     size = gauge("kernodeck_review_queue_open", "Review items waiting for an operator")
     size.add_metric([], count)

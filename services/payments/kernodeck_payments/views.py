@@ -6,8 +6,9 @@ from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_kit.types import rfc3339
 from kernodeck_payments.domain.intents import PaymentIntent, RecordedTransfer, normalize_token
 from kernodeck_payments.domain.methods import find_method
+from kernodeck_payments.domain.reviews import ReviewItem
 from kernodeck_payments.domain.topups import Topup
-from kernodeck_payments.store.tables import ReviewAudit, ReviewItem
+from kernodeck_payments.store.tables import ReviewAudit
 from kernodeck_payments.tracking import subject
 
 

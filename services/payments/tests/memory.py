@@ -16,11 +16,11 @@ from kernodeck_payments.domain.intents import PaymentIntent, Purpose, RecordedTr
 from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.domain.orders import PayableOrder, created_order
 from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.domain.reviews import ReviewItem
 from kernodeck_payments.domain.topups import Topup
 from kernodeck_payments.ledger.domain import refund_key
 from kernodeck_payments.rates.domain import Rate
 from kernodeck_payments.store.intents import OPEN
-from kernodeck_payments.store.tables import ReviewItem
 
 
 @dataclass
@@ -281,11 +281,9 @@ class MemoryReviews(MemorySettlement):
     def review(self, review_id: str) -> ReviewItem | None:
         return self.read(self.tables.items, review_id)
 
-    def record_decision(self, item, actor, decision, amount_usd_cents, note, now) -> None:
-        item.status, item.decision, item.amount_usd_cents, item.note = "resolved", decision, amount_usd_cents, note
-        item.resolved_by, item.resolved_at = actor, now
+    def record_decision(self, item: ReviewItem) -> None:
         self.put(self.tables.items, item)
-        self.tables.decisions.append((item.id, actor, decision))
+        self.tables.decisions.append((item.id, item.resolved_by, item.decision))
 
 
 def review_units(*items: ReviewItem) -> MemoryUnits:

@@ -5,7 +5,7 @@ import pytest
 
 from kernodeck_contracts.errors import ServiceError
 from kernodeck_contracts.events import BalanceCredited
-from kernodeck_payments.store.tables import ReviewItem
+from kernodeck_payments.domain.reviews import ReviewItem
 from kernodeck_payments.use_cases.reviews import resolve_review
 from services.payments.tests.memory import review_units
 from services.payments.tests.test_open_payment import T0

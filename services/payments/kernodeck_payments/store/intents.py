@@ -3,11 +3,11 @@
 from datetime import datetime
 
 from sqlalchemy import or_, select
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_kit.paging import Page
-from kernodeck_kit.rows import copy_as, values_of
+from kernodeck_kit.rows import copy_as
 from kernodeck_payments.domain.intents import Disposition, PaymentIntent, Purpose, RecordedTransfer, address_key
 from kernodeck_payments.domain.topups import Topup
 from kernodeck_payments.store import all_rows, one_or_none
@@ -171,10 +171,3 @@ def transfer_of(row: ChainTransferRow) -> RecordedTransfer:
 
 def topup_of(row: TopupRow) -> Topup:
     return copy_as(Topup, row)
-
-
-def write_onto(row: SQLModel, value: PaymentIntent | RecordedTransfer) -> None:
-    """Set the row's columns to the value's fields, those that differ only (SQLAlchemy updates what changed)."""
-    for name, new in values_of(value, type(value)).items():
-        if getattr(row, name) != new:
-            setattr(row, name, new)

@@ -8,9 +8,11 @@ from sqlmodel import Session
 
 from kernodeck_kit.db import insert_for
 from kernodeck_kit.paging import Page
+from kernodeck_kit.rows import copy_as
+from kernodeck_payments.domain.reviews import ReviewItem
 from kernodeck_payments.metrics import REVIEWS_OPENED
-from kernodeck_payments.store import one_or_none
-from kernodeck_payments.store.tables import ReviewAudit, ReviewItem
+from kernodeck_payments.store import one_or_none, write_onto
+from kernodeck_payments.store.tables import ReviewAudit, ReviewItemRow
 
 SYSTEM = "system"
 
@@ -31,7 +33,7 @@ def open_review(
         return False
     review_id = uuid4().hex
     inserted = session.execute(
-        insert_for(session, ReviewItem)
+        insert_for(session, ReviewItemRow)
         .values(
             id=review_id,
             key=key,
@@ -54,8 +56,8 @@ def open_review(
 
 
 def _join_group(session: Session, group: str, key: str, transfer_key: str | None, now: datetime) -> bool:
-    query = select(ReviewItem).where(ReviewItem.group_key == group, ReviewItem.status == "open")
-    item = one_or_none(session, query.order_by(ReviewItem.created_at).limit(1), lock=True)
+    query = select(ReviewItemRow).where(ReviewItemRow.group_key == group, ReviewItemRow.status == "open")
+    item = one_or_none(session, query.order_by(ReviewItemRow.created_at).limit(1), lock=True)
     if item is None:
         return False
     item.transfers += 1
@@ -64,16 +66,16 @@ def _join_group(session: Session, group: str, key: str, transfer_key: str | None
     return True
 
 
-def list_reviews(session: Session, status: str | None, page: Page) -> list[ReviewItem]:
+def list_reviews(session: Session, status: str | None, page: Page) -> list[ReviewItemRow]:
     """A page of the review queue, newest first (one more than its limit when there is more)."""
-    query = select(ReviewItem)
+    query = select(ReviewItemRow)
     if status:
-        query = query.where(ReviewItem.status == status)
-    return list(session.execute(page.select(query, ReviewItem.created_at, ReviewItem.id)).scalars())
+        query = query.where(ReviewItemRow.status == status)
+    return list(session.execute(page.select(query, ReviewItemRow.created_at, ReviewItemRow.id)).scalars())
 
 
-def get_review(session: Session, review_id: str, lock: bool = False) -> ReviewItem | None:
-    return one_or_none(session, select(ReviewItem).where(ReviewItem.id == review_id), lock)
+def get_review(session: Session, review_id: str, lock: bool = False) -> ReviewItemRow | None:
+    return one_or_none(session, select(ReviewItemRow).where(ReviewItemRow.id == review_id), lock)
 
 
 def audit_of(session: Session, review_id: str) -> list[ReviewAudit]:
@@ -84,12 +86,15 @@ def audit_of(session: Session, review_id: str) -> list[ReviewAudit]:
     )
 
 
-def record_decision(
-    session: Session, item: ReviewItem, actor: str, decision: str, amount_usd_cents: int | None, note: str, now
-) -> None:
-    item.status = "resolved"
-    item.decision, item.amount_usd_cents, item.note = decision, amount_usd_cents, note
-    item.resolved_by, item.resolved_at = actor, now
-    session.add(item)
-    detail = f"{decision}" + (f" {amount_usd_cents} cents" if amount_usd_cents else "") + (f": {note}" if note else "")
-    session.add(ReviewAudit(review_id=item.id, actor=actor, action="resolved", detail=detail, at=now))
+def review_of(row: ReviewItemRow) -> ReviewItem:
+    return copy_as(ReviewItem, row)
+
+
+def record_decision(session: Session, row: ReviewItemRow, item: ReviewItem) -> None:
+    """`row` as `item`, resolved, and its decision in the audit trail."""
+    write_onto(row, item)
+    cents, note = item.amount_usd_cents, item.note
+    detail = f"{item.decision}" + (f" {cents} cents" if cents else "") + (f": {note}" if note else "")
+    session.add(
+        ReviewAudit(review_id=item.id, actor=item.resolved_by, action="resolved", detail=detail, at=item.resolved_at)
+    )

@@ -113,7 +113,7 @@ class WatcherReport(SQLModel, table=True):
     reported_at: datetime = _at()
 
 
-class ReviewItem(SQLModel, table=True):
+class ReviewItemRow(SQLModel, table=True):
     __tablename__ = "review_items"
     __table_args__ = (UniqueConstraint("key"),)
 

@@ -23,6 +23,7 @@ from kernodeck_payments.domain.intents import PaymentIntent, RecordedTransfer, a
 from kernodeck_payments.domain.methods import Method
 from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.domain.reviews import ReviewItem
 from kernodeck_payments.domain.topups import Topup
 from kernodeck_payments.ledger.domain import Reason, refund_key
 from kernodeck_payments.ledger.store import (
@@ -36,6 +37,7 @@ from kernodeck_payments.ledger.store import (
 )
 from kernodeck_payments.rates.domain import Rate
 from kernodeck_payments.rates.store import save_observations
+from kernodeck_payments.store import write_onto
 from kernodeck_payments.store.addresses import (
     solana_pool_left,
     take_index,
@@ -57,11 +59,10 @@ from kernodeck_payments.store.intents import (
     transfers_by_intent,
     transfers_in,
     transfers_of,
-    write_onto,
 )
 from kernodeck_payments.store.orders import payable_order, record_order_statuses, remember_order
-from kernodeck_payments.store.reviews import get_review, open_review, record_decision
-from kernodeck_payments.store.tables import ChainTransferRow, MethodSwitch, PaymentIntentRow, ReviewItem, TopupRow
+from kernodeck_payments.store.reviews import get_review, open_review, record_decision, review_of
+from kernodeck_payments.store.tables import ChainTransferRow, MethodSwitch, PaymentIntentRow, ReviewItemRow, TopupRow
 
 ORDER_LOCKS = 71  # the advisory lock namespace of payments' order refunds
 
@@ -262,10 +263,16 @@ class SqlRefunds(SqlSettlement):
 
 
 class SqlReviews(SqlSettlement):
-    def review(self, review_id: str) -> ReviewItem | None:
-        return get_review(self.session, review_id, lock=True)
+    def __init__(self, tx: Tx, settings: PaymentsSettings):
+        super().__init__(tx, settings)
+        self._reviews: dict[str, ReviewItemRow] = {}  # the rows read, by id
 
-    def record_decision(
-        self, item: ReviewItem, actor: str, decision: str, amount_usd_cents: int | None, note: str, now: datetime
-    ) -> None:
-        record_decision(self.session, item, actor, decision, amount_usd_cents, note, now)
+    def review(self, review_id: str) -> ReviewItem | None:
+        row = get_review(self.session, review_id, lock=True)
+        if row is None:
+            return None
+        self._reviews[row.id] = row
+        return review_of(row)
+
+    def record_decision(self, item: ReviewItem) -> None:
+        record_decision(self.session, self._reviews[item.id], item)

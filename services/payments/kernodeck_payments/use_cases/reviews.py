@@ -1,14 +1,13 @@
 """An operator's decision on an item of the review queue, recorded with who made it: credit the customer's
 balance (once, under the item's key), or say it was refunded off-system or dismissed, with a note."""
 
-from datetime import datetime
 from typing import Protocol
 
 from kernodeck_contracts.errors import ErrorCode, ServiceError
 from kernodeck_kit.units import Units
 from kernodeck_payments.domain.reconcile import Credit
+from kernodeck_payments.domain.reviews import ReviewItem
 from kernodeck_payments.ledger.domain import Reason
-from kernodeck_payments.store.tables import ReviewItem
 from kernodeck_payments.use_cases.settlement import SettlementUnit, credit_balance
 
 DECISIONS = ("credit_to_balance", "refunded_off_system", "dismissed")
@@ -18,10 +17,8 @@ class ReviewUnit(SettlementUnit, Protocol):
     def review(self, review_id: str) -> ReviewItem | None:
         """The item, locked until the unit ends."""
 
-    def record_decision(
-        self, item: ReviewItem, actor: str, decision: str, amount_usd_cents: int | None, note: str, now: datetime
-    ) -> None:
-        """The item resolved, and the decision in its audit trail."""
+    def record_decision(self, item: ReviewItem) -> None:
+        """The item as resolved (ReviewItem.resolved: the unit read it), and the decision in its audit trail."""
 
 
 def resolve_review(
@@ -39,7 +36,7 @@ def resolve_review(
                 raise ServiceError.field("decision", "this item has no customer to credit; refund it off-system")
             credit = Credit(amount_usd_cents, Reason.REVIEW_CREDIT, f"review:{item.id}")
             credit_balance(unit, item.account_id, credit, item.id, now)
-        unit.record_decision(item, operator_id, decision, amount_usd_cents, note, now)
+        unit.record_decision(item.resolved(operator_id, decision, amount_usd_cents, note, now))
 
 
 def _check_decision(decision: str, amount_usd_cents, note: str) -> None:
