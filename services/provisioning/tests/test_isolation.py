@@ -365,6 +365,14 @@ LINKS = {
 WATCHED = ("etc/kd-sentinel", "etc/kd-sentinel-dir", "etc/passwd", "etc/shadow", "etc/group", "etc/ssh", "opt")
 
 
+def _owner(home: Path) -> int | None:
+    """The home's owner; None when it is not there (not made yet, or removed at reclaim while we look)."""
+    try:
+        return home.stat().st_uid if home.is_dir() else None
+    except FileNotFoundError:
+        return None
+
+
 class Planter:
     """Plants LINKS in the user's home every few milliseconds while `on` (and one in /tmp), as the user would
     (the links are its own); `replace` moves what is there aside first. Never follows a link itself."""
@@ -382,7 +390,7 @@ class Planter:
         while self.on:
             uid = self.host.uid_of(self.user)
             home = self.host.home_of(self.user)
-            if uid is not None and home.is_dir() and home.stat().st_uid == uid:
+            if uid is not None and _owner(home) == uid:
                 for name, target in LINKS.items():
                     self._plant(home, name, target, uid)
                 if not self.in_tmp:
