@@ -165,7 +165,10 @@ def report(result: dict) -> list[str]:
 
 def main() -> None:
     """This benchmark by itself, on a stack of its own (`make bench` runs it with the others)."""
-    with tempfile.TemporaryDirectory() as logs, running_stack(Path(logs), "kd_bench_flood", STACK_ENV) as stack:
+    with (
+        tempfile.TemporaryDirectory() as logs,
+        running_stack(Path(logs), "kd_bench_flood", STACK_ENV, production_hashing=True) as stack,
+    ):
         for line in report(asyncio.run(login_flood(stack.url))):
             print(line)
 

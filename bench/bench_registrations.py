@@ -135,7 +135,10 @@ async def _alone_on_a_stack(url: str) -> dict:
 
 def main() -> None:
     """This benchmark by itself, on a stack of its own (`make bench` runs it with the others)."""
-    with tempfile.TemporaryDirectory() as logs, running_stack(Path(logs), "kd_bench_reg", STACK_ENV) as stack:
+    with (
+        tempfile.TemporaryDirectory() as logs,
+        running_stack(Path(logs), "kd_bench_reg", STACK_ENV, production_hashing=True) as stack,
+    ):
         for line in report(asyncio.run(_alone_on_a_stack(stack.url))):
             print(line)
 

@@ -76,6 +76,7 @@ def main() -> None:
                 "kd_bench",
                 {**REGISTRATION_STACK_ENV, **FLOOD_STACK_ENV, **GATEWAY_STACK_ENV},
                 **GATEWAY_CAPACITY,
+                production_hashing=True,
             ) as stack,
             watchers_reporting(stack.env["AMQP_URI"]),  # no chain node here: a network no watcher reports on is off
         ):

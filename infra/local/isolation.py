@@ -16,6 +16,9 @@ from infra.testhosts.local import LOCAL_GPUS, local_hosts, provisioning_env, reg
 
 # GPUs of the test stacks' hosts: enough for the holds that every payment test takes (rtx4090), and B200
 # kept small enough that a test can ask for more lots than there are.
+# Every test registers and logs in its customers: at production's argon2 parameters (64 MiB, t=3) each hash is
+# 0.2 s of CPU, at these a millisecond.
+CHEAP_HASHING = {"ACCOUNTS_ARGON2_TIME_COST": "1", "ACCOUNTS_ARGON2_MEMORY_COST_KIB": "1024"}
 STACK_GPUS = {**LOCAL_GPUS, "h100": 64, "rtx4090": 64, "h200": 10}  # h200: the concurrency test's 10 GPUs
 
 PG_ADMIN_URL = os.environ.get("KERNODECK_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -74,13 +77,15 @@ def running_stack(
     sqlite: bool = False,
     broker: str | None = None,
     pg_admin_url: str = PG_ADMIN_URL,
+    production_hashing: bool = False,
     **options,
 ):
     """A started Stack on a fresh vhost and fresh databases (one per service and per watcher: PostgreSQL, or
     with `sqlite` the embedded default, files under `log_dir`/data), with a GPU test host per model (`gpus`:
     GPUs per model; `extra_nodes`: more hosts of a model) registered as its nodes, notify speaking to a Bot API
     double (`stack.telegram`). `broker` (an AMQP URI) and `pg_admin_url` put it on a broker and a PostgreSQL
-    server of the caller's own instead of the machine's."""
+    server of the caller's own instead of the machine's. Passwords are hashed cheaply unless `production_hashing`
+    (for what times the password queue or the throttles)."""
     rates_file = log_dir / "rates.json"
     fresh_rates = keep_dev_rates_fresh(rates_file)
     databases_of = (*Stack.services, *(f"watcher_{network}" for network in watchers))
@@ -108,6 +113,7 @@ def running_stack(
             # The test machine is shared with unrelated test runs: hashing yields to those only where
             # asked (the registration benchmark), as it yields to the stack's own services in production.
             "ACCOUNTS_PASSWORD_HASHING_NICENESS": "0",
+            **({} if production_hashing else CHEAP_HASHING),
             # A test's or a benchmark's one customer piles up unpaid orders, holds and addresses (200 intents
             # racing for 10 GPUs, a thousand intents to time): the per-account limits are the services' own tests'.
             "ORDERS_UNPAID_PER_ACCOUNT": "100000",

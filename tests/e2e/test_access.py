@@ -34,7 +34,9 @@ def access_stack(tmp_path_factory):
         "GATEWAY_API_DOCS": "internal",
         "GATEWAY_INTERNAL_PORT": str(free_port()),
     }
-    with running_stack(Path(tmp_path_factory.mktemp("access-stack")), "kd_access", env) as stack:
+    with running_stack(
+        Path(tmp_path_factory.mktemp("access-stack")), "kd_access", env, production_hashing=True
+    ) as stack:
         yield stack
 
 
