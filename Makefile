@@ -109,14 +109,15 @@ test-http:
 http-fuzz:  # schemathesis over the OpenAPI document, on a stack of its own
 	$(ASYNC) tests/e2e/test_openapi_fuzz.py services/notify
 
-http-payments:  # payments through the gateway, on the stack and on the chains' stack
-	$(ASYNC) tests/e2e/test_payments_http.py tests/e2e/test_chain_payments.py tests/e2e/test_provisioning.py
+http-payments:  # payments through the gateway, on the stack and on the chains' stack (the metrics' test on it too)
+	$(ASYNC) tests/e2e/test_payments_http.py tests/e2e/test_chain_payments.py tests/e2e/test_provisioning.py \
+	  tests/e2e/test_observability.py
 
 http-rest:
 	$(ASYNC) tests/e2e gateway/tests tests/test_env_example.py tests/test_docs_drift.py infra/lib \
 	  infra/devnet infra/prometheus infra/grafana infra/k8s admin --ignore=tests/e2e/test_openapi_fuzz.py \
 	  --ignore=tests/e2e/test_payments_http.py --ignore=tests/e2e/test_chain_payments.py \
-	  --ignore=tests/e2e/test_provisioning.py
+	  --ignore=tests/e2e/test_provisioning.py --ignore=tests/e2e/test_observability.py
 
 # The web frontend in Debian's headless Chromium, against a running stack with its local chains.
 test-browser:
