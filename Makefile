@@ -61,7 +61,7 @@ run: install
 # its own, with its own databases, vhosts, nodes and stacks, on free ports and test-host slots) that take about
 # as long as each other: services and the kit under eventlet (the kit's pytest plugin patches first); the
 # gateway, notify (an asyncio process) and the end-to-end tests under asyncio, each end-to-end shard on its own
-# stack; the browser and the fault suites alone, each on its stack, timed by the machine's pace.
+# stack; the browser and the fault suites, each on its stack.
 PYTEST := $(BIN)/python -m pytest
 GREEN := $(PYTEST) -p kernodeck_kit.testing -m "not unit"
 ASYNC := $(PYTEST) -p no:pytest_nameko -m "not unit"
@@ -71,12 +71,17 @@ LANES := --no-print-directory --output-sync=target
 # Shards of a lane at once; `make test LANE_JOBS=1` runs them one after the other (on a machine busy with other
 # work, where parallel shards only share the same CPUs).
 LANE_JOBS ?= 3
+# `make test` runs every shard of every lane in one pool, TEST_JOBS at once, the longest first: a quarter of the
+# machine's CPU stood idle while each lane waited for its slowest shard and the fault and browser suites ran
+# alone. The faults come first: they mostly wait on the processes they stop and start, and beside the others
+# they take longest. The web build runs beside the first shards, which do not need it.
+TEST_JOBS ?= 4
+SHARDS := test-faults http-rest services-flows services-nodes services-services http-payments http-fuzz test-browser
 
 test: install
 	$(MAKE) --no-print-directory lint test-unit
 	infra/test/prepare.sh
-	$(MAKE) --no-print-directory web
-	$(MAKE) --no-print-directory test-services test-http test-browser test-faults
+	$(MAKE) $(LANES) -j$(TEST_JOBS) $(SHARDS)
 
 UNIT := $(PYTEST) -p kernodeck_kit.unit_lane -p no:pytest_nameko -m unit
 
@@ -106,21 +111,21 @@ test-http:
 
 # Notify runs beside the fuzz, apart from the end-to-end tests that import the services: its `orders` copy
 # and the orders service's table share SQLModel's one metadata, which a process can define once.
-http-fuzz:  # schemathesis over the OpenAPI document, on a stack of its own
+http-fuzz: web  # schemathesis over the OpenAPI document, on a stack of its own
 	$(ASYNC) tests/e2e/test_openapi_fuzz.py services/notify
 
-http-payments:  # payments through the gateway, on the stack and on the chains' stack (the metrics' test on it too)
+http-payments: web  # payments through the gateway, on the stack and on the chains' stack (the metrics' test on it too)
 	$(ASYNC) tests/e2e/test_payments_http.py tests/e2e/test_chain_payments.py tests/e2e/test_provisioning.py \
 	  tests/e2e/test_observability.py
 
-http-rest:
+http-rest: web
 	$(ASYNC) tests/e2e gateway/tests tests/test_env_example.py tests/test_docs_drift.py infra/lib \
 	  infra/devnet infra/prometheus infra/grafana infra/k8s admin --ignore=tests/e2e/test_openapi_fuzz.py \
 	  --ignore=tests/e2e/test_payments_http.py --ignore=tests/e2e/test_chain_payments.py \
 	  --ignore=tests/e2e/test_provisioning.py --ignore=tests/e2e/test_observability.py
 
 # The web frontend in Debian's headless Chromium, against a running stack with its local chains.
-test-browser:
+test-browser: web
 	$(ASYNC) tests/browser web/tests
 
 # The whole system killed, restarted and starved while it is paid, on a RabbitMQ node and a PostgreSQL
