@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import bindparam, delete, insert, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from kernodeck_contracts.events import Event
 from kernodeck_kit import metrics
-from kernodeck_kit.db import insert_for, is_postgres
+from kernodeck_kit.db import is_postgres
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
 from kernodeck_kit.types import utcnow
 
@@ -69,9 +70,20 @@ class Unroutable(Exception):
 
 
 WhileConfirming = Callable[[], None]  # called once the rows are sent, before their confirms are awaited
-# Event ids read back in one statement on SQLite: under the 999 variables older SQLite builds allow in one
-# statement, so that a transaction emitting thousands of events is written, not refused.
-SQLITE_IDS_READ = 900
+
+# The statements every transaction and every consumed event runs, built once: building one (its clauses, its
+# cache key) costs as much as running it.
+_WRITE_OUTBOX = insert(OutboxMessage).returning(OutboxMessage.id, OutboxMessage.event_id)
+_RECORD_PROCESSED = {  # by the dialect's name, for its ON CONFLICT
+    name: dialect.insert(ProcessedEvent).on_conflict_do_nothing().returning(ProcessedEvent.event_id)
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+_MARK_SENT = (
+    update(OutboxMessage)
+    .where(OutboxMessage.id.in_(bindparam("ids", expanding=True)))
+    .values(sent_at=bindparam("sent_at"))
+    .execution_options(synchronize_session=False)  # the session holds none of the rows
+)
 
 
 @dataclass
@@ -111,8 +123,7 @@ class Tx:
 
     def write_emitted(self) -> None:
         """Inserts the emitted events' rows as the transaction ends, in the order they were emitted, and gives
-        each its id: on PostgreSQL one statement returns them, on SQLite (which SQLAlchemy would send row by
-        row to return them) one executemany, then one read of their ids."""
+        each its id: one statement returns them (many parameter sets, sent as one INSERT of many VALUES)."""
         if not self.emitted:
             return
         now = utcnow()
@@ -127,22 +138,7 @@ class Tx:
             }
             for row in self.emitted
         ]
-        if is_postgres(self.session.get_bind()):
-            returning = OutboxMessage.id, OutboxMessage.event_id
-            written = self.session.execute(insert(OutboxMessage).returning(*returning), rows)
-        else:
-            self.session.execute(insert(OutboxMessage), rows)
-            event_ids = [row["event_id"] for row in rows]
-            written = [
-                row
-                for start in range(0, len(event_ids), SQLITE_IDS_READ)
-                for row in self.session.execute(
-                    select(OutboxMessage.id, OutboxMessage.event_id).where(
-                        OutboxMessage.event_id.in_(event_ids[start : start + SQLITE_IDS_READ])
-                    )
-                )
-            ]
-        ids = {event_id: row_id for row_id, event_id in written}
+        ids = dict((event_id, row_id) for row_id, event_id in self.session.execute(_WRITE_OUTBOX, rows))
         for row in self.emitted:
             row.id = ids[row.event_id]
 
@@ -164,7 +160,7 @@ class Tx:
         rows = [{"consumer": consumer, "event_id": event_id, "processed_at": now} for event_id in set(event_ids)]
         # Many parameter sets to one statement, not one statement of many VALUES: SQLAlchemy compiles that anew
         # for every batch size (tens of milliseconds for a block's events), this one once.
-        record = insert_for(self.session, ProcessedEvent).on_conflict_do_nothing().returning(ProcessedEvent.event_id)
+        record = _RECORD_PROCESSED[self.session.get_bind().dialect.name]
         return set(self.session.execute(record, rows).scalars())
 
 
@@ -250,7 +246,7 @@ class OutboxRelay:
             metrics.EVENTS_PUBLISHED.labels(self.service, row.event_type).inc()
         if published.confirmed:
             sent_ids = [row.id for row in published.confirmed]
-            session.execute(update(OutboxMessage).where(OutboxMessage.id.in_(sent_ids)).values(sent_at=utcnow()))
+            session.execute(_MARK_SENT, {"ids": sent_ids, "sent_at": utcnow()})
         session.commit()
         return len(published.confirmed)
 
