@@ -77,8 +77,12 @@ def current_price(session: Session, settings: PaymentsSettings, symbol: str, now
     return rate.price if rate else None
 
 
+_SWITCHES = select(MethodSwitch)  # built once, as every instructions' board reads them
+_REPORTS = select(WatcherReport)
+
+
 def load_board(session: Session, settings: PaymentsSettings, now: datetime) -> MethodBoard:
-    switches = {(row.asset, row.network): row.enabled for row in session.execute(select(MethodSwitch)).scalars()}
+    switches = {(row.asset, row.network): row.enabled for row in session.execute(_SWITCHES).scalars()}
     off_by_default = settings.switched_off()
     switched_on = {
         (m.asset, m.network): is_configured(m, settings)
@@ -86,7 +90,7 @@ def load_board(session: Session, settings: PaymentsSettings, now: datetime) -> M
         for m in METHODS
     }
     stale_before = now - timedelta(seconds=settings.watcher_stale_s)
-    reports = {row.network: row for row in session.execute(select(WatcherReport)).scalars()}
+    reports = {row.network: row for row in session.execute(_REPORTS).scalars()}
     # A network no watcher has reported on (none running, or not yet) would never see its payments.
     lagging = frozenset(
         network

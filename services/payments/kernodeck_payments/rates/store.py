@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Text
+from sqlalchemy import Text, bindparam
 from sqlmodel import Column, Field, Session, SQLModel, select
 
 from kernodeck_kit.db import insert_for
@@ -46,14 +46,19 @@ def save_observations(session: Session, rates: Sequence[Rate]) -> None:
     )
 
 
+# Built once, as every payment's instructions read it.
+_OBSERVATIONS = select(ExchangeRate).where(
+    ExchangeRate.symbol.in_(bindparam("symbols", expanding=True)),
+    ExchangeRate.source.in_(bindparam("sources", expanding=True)),
+)
+
+
 def observations(session: Session, symbols: Sequence[str], sources: Sequence[str]) -> dict[str, list[Rate]]:
     """Every symbol's stored rates from `sources`, in that (priority) order.
 
     A source missing from `sources` (switched off by the operator) is not read.
     """
-    rows = session.exec(
-        select(ExchangeRate).where(ExchangeRate.symbol.in_(symbols), ExchangeRate.source.in_(sources))
-    ).all()
+    rows = session.exec(_OBSERVATIONS, params={"symbols": list(symbols), "sources": list(sources)}).all()
     stored = {(row.symbol, row.source): Rate(row.symbol, row.usd, row.source, row.as_of) for row in rows}
     return {
         symbol: [stored[(symbol, source)] for source in sources if (symbol, source) in stored] for symbol in symbols

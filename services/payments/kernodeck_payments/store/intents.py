@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 from sqlmodel import Session
 
 from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
@@ -14,6 +14,32 @@ from kernodeck_payments.store import all_rows, one_or_none
 from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, TopupRow
 
 OPEN = (PaymentStatus.AWAITING_TRANSFER, PaymentStatus.SEEN, PaymentStatus.CONFIRMING)
+
+# The reads of every order's payment instructions, built once: building a statement (its clauses, its cache key)
+# costs about as much as running it.
+_OPEN_INTENTS = (
+    select(PaymentIntentRow)
+    .where(
+        PaymentIntentRow.account_id == bindparam("account_id"),
+        PaymentIntentRow.status.in_(OPEN),
+        or_(PaymentIntentRow.expires_at > bindparam("now"), PaymentIntentRow.status != PaymentStatus.AWAITING_TRANSFER),
+    )
+    .order_by(PaymentIntentRow.created_at)
+)
+_ORDER_INTENTS_EXPIRED = (
+    select(PaymentIntentRow.expires_at)
+    .where(
+        PaymentIntentRow.account_id == bindparam("account_id"),
+        PaymentIntentRow.purpose == Purpose.ORDER,
+        PaymentIntentRow.expires_at > bindparam("since"),
+        or_(
+            PaymentIntentRow.status == PaymentStatus.EXPIRED,
+            (PaymentIntentRow.status == PaymentStatus.AWAITING_TRANSFER)
+            & (PaymentIntentRow.expires_at <= bindparam("now")),
+        ),
+    )
+    .order_by(PaymentIntentRow.expires_at)
+)
 
 
 def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentIntentRow | None:
@@ -49,27 +75,14 @@ def intents_for(session: Session, account_id: str, reference_ids: list[str]) -> 
 
 def open_intents_of(session: Session, account_id: str, now: datetime) -> list[PaymentIntentRow]:
     """The account's intents still open: instructions not yet expired, or a transfer on its way."""
-    query = select(PaymentIntentRow).where(
-        PaymentIntentRow.account_id == account_id,
-        PaymentIntentRow.status.in_(OPEN),
-        or_(PaymentIntentRow.expires_at > now, PaymentIntentRow.status != PaymentStatus.AWAITING_TRANSFER),
-    )
-    return list(session.execute(query.order_by(PaymentIntentRow.created_at)).scalars())
+    return list(session.execute(_OPEN_INTENTS, {"account_id": account_id, "now": now}).scalars())
 
 
 def order_intents_expired_since(session: Session, account_id: str, since: datetime, now: datetime) -> list[datetime]:
     """When the account's order intents that expired with nothing received since `since` expired, oldest first
     (those past their deadline that the sweep has not marked yet among them)."""
-    query = select(PaymentIntentRow.expires_at).where(
-        PaymentIntentRow.account_id == account_id,
-        PaymentIntentRow.purpose == Purpose.ORDER,
-        PaymentIntentRow.expires_at > since,
-        or_(
-            PaymentIntentRow.status == PaymentStatus.EXPIRED,
-            (PaymentIntentRow.status == PaymentStatus.AWAITING_TRANSFER) & (PaymentIntentRow.expires_at <= now),
-        ),
-    )
-    return list(session.execute(query.order_by(PaymentIntentRow.expires_at)).scalars())
+    values = {"account_id": account_id, "since": since, "now": now}
+    return list(session.execute(_ORDER_INTENTS_EXPIRED, values).scalars())
 
 
 def order_intent_ids(session: Session, order_id: str) -> list[str]:

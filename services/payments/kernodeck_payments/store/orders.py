@@ -1,5 +1,6 @@
 """Payments' copy of the orders, written from orders' events."""
 
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
@@ -9,32 +10,32 @@ from kernodeck_payments.domain.orders import PayableOrder
 from kernodeck_payments.store.tables import PayableOrderRow
 
 
+def _remember(dialect):
+    """A new order, or what its creation says written onto the status that arrived before it."""
+    statement = dialect.insert(PayableOrderRow.__table__)  # the table's: an order without a deadline writes NULL
+    created = ("total_usd_cents", "expires_at", "model_id", "total_gpus", "ssh_key_given")
+    return statement.on_conflict_do_update(
+        index_elements=["order_id"], set_={name: statement.excluded[name] for name in created}
+    )
+
+
+_REMEMBER = {"postgresql": _remember(postgresql), "sqlite": _remember(sqlite)}  # built once: every order's
+
+
 def remember_order(session: Session, event: OrderCreated) -> None:
     """A new order, awaiting payment; a status that arrived before it is kept."""
-    statement = insert_for(session, PayableOrderRow).values(
-        order_id=event.order_id,
-        account_id=event.account_id,
-        status=OrderStatus.AWAITING_PAYMENT,
-        status_at=event.occurred_at,
-        total_usd_cents=event.total_usd_cents,
-        expires_at=event.expires_at,
-        model_id=event.model_id,
-        total_gpus=event.total_gpus,
-        ssh_key_given=event.ssh_public_key is not None,
-    )
-    excluded = statement.excluded
-    session.execute(
-        statement.on_conflict_do_update(
-            index_elements=["order_id"],
-            set_={
-                "total_usd_cents": excluded.total_usd_cents,
-                "expires_at": excluded.expires_at,
-                "model_id": excluded.model_id,
-                "total_gpus": excluded.total_gpus,
-                "ssh_key_given": excluded.ssh_key_given,
-            },
-        )
-    )
+    values = {
+        "order_id": event.order_id,
+        "account_id": event.account_id,
+        "status": OrderStatus.AWAITING_PAYMENT,
+        "status_at": event.occurred_at,
+        "total_usd_cents": event.total_usd_cents,
+        "expires_at": event.expires_at,
+        "model_id": event.model_id,
+        "total_gpus": event.total_gpus,
+        "ssh_key_given": event.ssh_public_key is not None,
+    }
+    session.execute(_REMEMBER[session.get_bind().dialect.name], values)
 
 
 def record_order_statuses(session: Session, events: list[OrderStatusChanged]) -> None:
