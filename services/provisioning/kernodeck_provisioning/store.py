@@ -3,10 +3,11 @@
 import json
 from datetime import datetime
 
-from sqlalchemy import Index, PrimaryKeyConstraint, delete, or_
+from sqlalchemy import Index, PrimaryKeyConstraint, bindparam, delete, or_
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Column, Field, SQLModel, func, select
 
-from kernodeck_kit.db import insert_for, is_postgres
+from kernodeck_kit.db import is_postgres
 from kernodeck_kit.rows import copy_as
 from kernodeck_kit.types import UtcDateTime
 from kernodeck_kit.units import SqlUnit
@@ -127,6 +128,56 @@ _MODEL_COLUMNS = (
 _LIST_FIELDS = ("gpu_indices", "payments_in_flight", "tried_nodes", "extensions", "warned_hours", "leftover_nodes")
 
 
+def _save_model(dialect):
+    statement = dialect.insert(ModelRow.__table__)
+    fields = ("backend", "gpus_per_lot", "published_lots", "published_held_lots")
+    return statement.on_conflict_do_update(index_elements=["id"], set_={f: statement.excluded[f] for f in fields})
+
+
+def _unpaid_held(*where):
+    return select(func.coalesce(func.sum(RentalRow.gpus), 0)).where(
+        RentalRow.status == RentalStatus.HELD.value,
+        or_(RentalRow.held_until > bindparam("now"), RentalRow.payments_in_flight != "[]"),
+        *where,
+    )
+
+
+# The statements of every hold, built once: building a statement (its clauses, its cache key) costs about as much
+# as running it.
+_MODEL = select(*_MODEL_COLUMNS).where(ModelRow.id == bindparam("model_id"))
+_MODEL_LOCKED = _MODEL.with_for_update()
+_SAVE_MODEL = {"postgresql": _save_model(postgresql), "sqlite": _save_model(sqlite)}  # by the dialect's name
+_NODES_OF_MODEL = select(NodeRow).where(NodeRow.model_id == bindparam("model_id")).order_by(NodeRow.created_at)
+_CLAIMED_ON = select(GpuClaimRow.node_id, GpuClaimRow.gpu_index).where(
+    GpuClaimRow.node_id.in_(bindparam("node_ids", expanding=True))
+)
+_LAPSED = (
+    select(RentalRow)
+    .where(
+        RentalRow.status == RentalStatus.HELD.value,
+        RentalRow.held_until <= bindparam("now"),
+        RentalRow.payments_in_flight == "[]",
+    )
+    .order_by(RentalRow.held_until)
+    .limit(bindparam("limit"))
+)
+_LAPSED_OF_MODEL = _LAPSED.where(RentalRow.model_id == bindparam("model_id"))
+_HELD_GPUS = select(func.coalesce(func.sum(RentalRow.gpus), 0)).where(
+    RentalRow.model_id == bindparam("model_id"), RentalRow.status == RentalStatus.HELD.value
+)
+_PAID_STATUSES = sorted(s.value for s in PAID)
+_HAS_PAID = (
+    select(RentalRow.order_id)
+    .where(RentalRow.account_id == bindparam("account_id"), RentalRow.status.in_(_PAID_STATUSES))
+    .limit(1)
+)
+_UNPAID_HELD_BY = _unpaid_held(RentalRow.account_id == bindparam("account_id"))
+_UNPAID_HELD_BY_NEWCOMERS = _unpaid_held(
+    RentalRow.model_id == bindparam("model_id"),
+    RentalRow.account_id.not_in(select(RentalRow.account_id).where(RentalRow.status.in_(_PAID_STATUSES))),
+)
+
+
 class SqlProvisioning(SqlUnit):
     """Provisioning's unit on one kit transaction (its events leave through the outbox)."""
 
@@ -140,31 +191,25 @@ class SqlProvisioning(SqlUnit):
     # Models are read as plain rows and written by one upsert: a model copied by the catalog sync and by an
     # operator's add_node at once (neither sees the other's row before its commit) is written twice, not refused.
     def get_model(self, model_id, lock=False):
-        query = select(*_MODEL_COLUMNS).where(ModelRow.id == model_id)
-        if lock and is_postgres(self.session.get_bind()):
-            query = query.with_for_update()
-        row = self.session.exec(query).first()
+        query = _MODEL_LOCKED if lock and is_postgres(self.session.get_bind()) else _MODEL
+        row = self.session.exec(query, params={"model_id": model_id}).first()
         return None if row is None else GpuModel(*row)
 
     def save_model(self, model):
-        statement = insert_for(self.session, ModelRow.__table__).values(
-            id=model.id,
-            backend=model.backend,
-            gpus_per_lot=model.gpus_per_lot,
-            published_lots=model.published_lots,
-            published_held_lots=model.published_held_lots,
-        )
-        fields = ("backend", "gpus_per_lot", "published_lots", "published_held_lots")
-        self.session.execute(
-            statement.on_conflict_do_update(index_elements=["id"], set_={f: statement.excluded[f] for f in fields})
-        )
+        values = {
+            "id": model.id,
+            "backend": model.backend,
+            "gpus_per_lot": model.gpus_per_lot,
+            "published_lots": model.published_lots,
+            "published_held_lots": model.published_held_lots,
+        }
+        self.session.execute(_SAVE_MODEL[self.session.get_bind().dialect.name], values)
 
     def list_models(self):
         return [GpuModel(*row) for row in self.session.exec(select(*_MODEL_COLUMNS))]
 
     def nodes_of_model(self, model_id):
-        rows = self.session.exec(select(NodeRow).where(NodeRow.model_id == model_id).order_by(NodeRow.created_at))
-        return [_node(row) for row in rows]
+        return [_node(row) for row in self.session.exec(_NODES_OF_MODEL, params={"model_id": model_id})]
 
     def get_node(self, node_id):
         row = self.session.get(NodeRow, node_id)
@@ -190,8 +235,7 @@ class SqlProvisioning(SqlUnit):
         claimed = {node_id: set() for node_id in node_ids}
         if node_ids:
             # Plain rows, not ORM objects: this runs twice for every hold, over every claim of the model.
-            query = select(GpuClaimRow.node_id, GpuClaimRow.gpu_index).where(GpuClaimRow.node_id.in_(node_ids))
-            for node_id, gpu_index in self.session.execute(query):
+            for node_id, gpu_index in self.session.execute(_CLAIMED_ON, {"node_ids": list(node_ids)}):
                 claimed[node_id].add(gpu_index)
         return claimed
 
@@ -253,45 +297,24 @@ class SqlProvisioning(SqlUnit):
         self.session.flush()
 
     def lapsed_holds(self, model_id, now, limit):
-        query = select(RentalRow).where(
-            RentalRow.status == RentalStatus.HELD.value,
-            RentalRow.held_until <= now,
-            RentalRow.payments_in_flight == "[]",
-        )
-        if model_id is not None:
-            query = query.where(RentalRow.model_id == model_id)
-        return [_rental(row) for row in self.session.exec(query.order_by(RentalRow.held_until).limit(limit))]
+        query, params = (_LAPSED, {}) if model_id is None else (_LAPSED_OF_MODEL, {"model_id": model_id})
+        return [_rental(row) for row in self.session.exec(query, params={**params, "now": now, "limit": limit})]
 
     def lock_account(self, account_id):
         if is_postgres(self.session.get_bind()):
             self.session.execute(select(func.pg_advisory_xact_lock(func.hashtext(f"holds:{account_id}"))))
 
     def held_gpus(self, model_id):
-        query = select(func.coalesce(func.sum(RentalRow.gpus), 0)).where(
-            RentalRow.model_id == model_id, RentalRow.status == RentalStatus.HELD.value
-        )
-        return self.session.exec(query).one()
+        return self.session.exec(_HELD_GPUS, params={"model_id": model_id}).one()
 
     def unpaid_held_by(self, account_id, now):
-        return self._unpaid_held(now, RentalRow.account_id == account_id)
+        return self.session.exec(_UNPAID_HELD_BY, params={"account_id": account_id, "now": now}).one()
 
     def has_paid(self, account_id):
-        query = select(RentalRow.order_id).where(
-            RentalRow.account_id == account_id, RentalRow.status.in_([s.value for s in PAID])
-        )
-        return self.session.exec(query.limit(1)).first() is not None
+        return self.session.exec(_HAS_PAID, params={"account_id": account_id}).first() is not None
 
     def unpaid_held_by_newcomers(self, model_id, now):
-        paid = select(RentalRow.account_id).where(RentalRow.status.in_([s.value for s in PAID]))
-        return self._unpaid_held(now, RentalRow.model_id == model_id, RentalRow.account_id.not_in(paid))
-
-    def _unpaid_held(self, now, *where):
-        query = select(func.coalesce(func.sum(RentalRow.gpus), 0)).where(
-            RentalRow.status == RentalStatus.HELD.value,
-            or_(RentalRow.held_until > now, RentalRow.payments_in_flight != "[]"),
-            *where,
-        )
-        return self.session.exec(query).one()
+        return self.session.exec(_UNPAID_HELD_BY_NEWCOMERS, params={"model_id": model_id, "now": now}).one()
 
     def deliveries_due(self, now, limit):
         query = select(RentalRow.order_id).where(
