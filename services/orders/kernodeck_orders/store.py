@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Index, and_, or_, update
+from sqlalchemy import JSON, Index, and_, bindparam, insert, or_, update
 from sqlmodel import Column, Field, Session, SQLModel, func, select
 
 from kernodeck_contracts.rpc import OrderSummary
@@ -79,17 +79,33 @@ class PaymentInFlightRow(SQLModel, table=True):
     expires_at: datetime | None = Field(default=None, sa_column=Column(UtcDateTime()))
 
 
+# The statements of every order recorded and every payment followed, built once: building a statement (its
+# clauses, its cache key) costs about as much as running it.
+_ADD_ORDER = insert(OrderRow.__table__)
+_ADD_TIMELINE = insert(TimelineRow.__table__)
+_LOCK_ACCOUNT = select(func.pg_advisory_xact_lock(func.hashtext(bindparam("key"))))
+_UNPAID_COUNT = select(func.count()).where(
+    OrderRow.account_id == bindparam("account_id"), OrderRow.status == OrderStatus.AWAITING_PAYMENT.value
+)
+_CREATED_SINCE = (
+    select(OrderRow.created_at)
+    .where(OrderRow.account_id == bindparam("account_id"), OrderRow.created_at > bindparam("since"))
+    .order_by(OrderRow.created_at)
+)
+_TRACKED = (
+    select(PaymentInFlightRow)
+    .where(PaymentInFlightRow.payment_id.in_(bindparam("payment_ids", expanding=True)))
+    .order_by(PaymentInFlightRow.payment_id)
+)
+_TRACKED_LOCKED = _TRACKED.with_for_update()
+
+
 def track_payments(session: Session, payments: list[PaymentInFlight]) -> None:
     """Keep each payment's newest status (and its deadline once known), whatever order the events came in: their
     rows read in one query, locked in the order of their ids on PostgreSQL."""
-    query = (
-        select(PaymentInFlightRow)
-        .where(PaymentInFlightRow.payment_id.in_({payment.payment_id for payment in payments}))
-        .order_by(PaymentInFlightRow.payment_id)
-    )
-    if is_postgres(session.get_bind()):
-        query = query.with_for_update()
-    rows = {row.payment_id: row for row in session.exec(query)}
+    query = _TRACKED_LOCKED if is_postgres(session.get_bind()) else _TRACKED
+    payment_ids = sorted({payment.payment_id for payment in payments})
+    rows = {row.payment_id: row for row in session.exec(query, params={"payment_ids": payment_ids})}
     for payment in payments:
         row = rows.get(payment.payment_id)
         if row is None:
@@ -117,21 +133,25 @@ def payment_in_flight(session: Session, order_id: str, now: datetime) -> bool:
 
 
 def add_order(session: Session, order: Order) -> None:
-    session.add(
-        OrderRow(
-            id=order.id,
-            account_id=order.account_id,
-            status=order.status.value,
-            created_at=order.created_at,
-            updated_at=order.updated_at,
-            version=order.version,
-            ssh_public_key=order.ssh_public_key,
-            preparation_note=order.preparation_note,
-            **order.summary.model_dump(),
-        )
-    )
-    session.flush()
-    session.add_all(_timeline_row(order.id, entry) for entry in order.timeline)
+    """A new order and its timeline, as two inserts: nothing of them is read back in the transaction."""
+    values = {
+        "id": order.id,
+        "account_id": order.account_id,
+        "status": order.status.value,
+        "created_at": order.created_at,
+        "updated_at": order.updated_at,
+        "version": order.version,
+        "ssh_public_key": order.ssh_public_key,
+        "preparation_note": order.preparation_note,
+        **order.summary.model_dump(),
+    }
+    session.execute(_ADD_ORDER, values)
+    timeline = [
+        {"order_id": order.id, "at": e.at, "kind": e.kind, "code": e.said.code.value, "params": e.said.params}
+        for e in order.timeline
+    ]
+    if timeline:
+        session.execute(_ADD_TIMELINE, timeline)
 
 
 def get_order(session: Session, order_id: str) -> Order | None:
@@ -273,17 +293,13 @@ class SqlOrders(SqlUnit):
 
     def lock_account(self, account_id: str) -> None:
         if is_postgres(self.session.get_bind()):
-            self.session.execute(select(func.pg_advisory_xact_lock(func.hashtext(f"orders:{account_id}"))))
+            self.session.execute(_LOCK_ACCOUNT, {"key": f"orders:{account_id}"})
 
     def unpaid_count(self, account_id: str) -> int:
-        query = select(func.count()).where(
-            OrderRow.account_id == account_id, OrderRow.status == OrderStatus.AWAITING_PAYMENT.value
-        )
-        return self.session.exec(query).one()
+        return self.session.exec(_UNPAID_COUNT, params={"account_id": account_id}).one()
 
     def created_since(self, account_id: str, since: datetime) -> list[datetime]:
-        query = select(OrderRow.created_at).where(OrderRow.account_id == account_id, OrderRow.created_at > since)
-        return list(self.session.exec(query.order_by(OrderRow.created_at)).all())
+        return list(self.session.exec(_CREATED_SINCE, params={"account_id": account_id, "since": since}).all())
 
     def unpaid_order_ids(self, created_before: datetime, now: datetime, limit: int) -> list[str]:
         return unpaid_order_ids(self.session, created_before, now, limit)
