@@ -3,7 +3,7 @@
 from datetime import datetime
 from uuid import uuid4
 
-from sqlalchemy import Index, delete, func, or_, update
+from sqlalchemy import Index, bindparam, delete, func, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Column, Field, Session, SQLModel, select
@@ -116,13 +116,22 @@ def add_session(session: Session, token_hash: str, account_id: str, now: datetim
     session.add(SessionRow(token_hash=token_hash, account_id=account_id, created_at=now, expires_at=expires_at))
 
 
+# Built once: every request through the gateway resolves its session, and building the statement (its clauses,
+# its cache key) costs about as much as running it.
+_SESSION_ACCOUNT = (
+    select(AccountRow)
+    .join(SessionRow, SessionRow.account_id == AccountRow.id)
+    .where(
+        SessionRow.token_hash == bindparam("token_hash"),
+        SessionRow.revoked_at.is_(None),
+        SessionRow.expires_at > bindparam("now"),
+    )
+)
+
+
 def session_account(session: Session, token_hash: str, now: datetime) -> AccountRow | None:
     """The account of a session that is neither expired nor revoked."""
-    return session.exec(
-        select(AccountRow)
-        .join(SessionRow, SessionRow.account_id == AccountRow.id)
-        .where(SessionRow.token_hash == token_hash, SessionRow.revoked_at.is_(None), SessionRow.expires_at > now)
-    ).first()
+    return session.exec(_SESSION_ACCOUNT, params={"token_hash": token_hash, "now": now}).first()
 
 
 def revoke_session(session: Session, token_hash: str, now: datetime) -> None:
