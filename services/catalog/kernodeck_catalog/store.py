@@ -71,9 +71,15 @@ def apply_catalog_file(session: Session, catalog: Catalog) -> None:
         session.add(row)
 
 
+# Built once: the catalog is loaded again after every burst of capacity events, and building a statement (its
+# clauses, its cache key) costs about as much as running it.
+_LISTED_MODELS = select(GpuModelRow).where(GpuModelRow.listed).order_by(GpuModelRow.position)
+_LISTED_PREPARATIONS = select(PreparationRow).where(PreparationRow.listed).order_by(PreparationRow.position)
+
+
 def load_catalog(session: Session) -> Catalog:
-    models = session.exec(select(GpuModelRow).where(GpuModelRow.listed).order_by(GpuModelRow.position)).all()
-    preps = session.exec(select(PreparationRow).where(PreparationRow.listed).order_by(PreparationRow.position)).all()
+    models = session.exec(_LISTED_MODELS).all()
+    preps = session.exec(_LISTED_PREPARATIONS).all()
     return Catalog(
         models={
             row.id: GpuModel(
