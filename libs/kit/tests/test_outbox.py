@@ -17,7 +17,7 @@ from sqlalchemy import update
 from sqlmodel import Session, SQLModel, select
 
 from kernodeck_contracts.events import OrderCreated, OrderStatusChanged
-from kernodeck_kit import metrics, outbox
+from kernodeck_kit import metrics
 from kernodeck_kit.db import make_engine
 from kernodeck_kit.outbox import OutboxRelay, Store
 from kernodeck_kit.tables import OutboxMessage, ProcessedEvent
