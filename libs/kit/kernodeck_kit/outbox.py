@@ -72,17 +72,16 @@ class Unroutable(Exception):
 WhileConfirming = Callable[[], None]  # called once the rows are sent, before their confirms are awaited
 
 # The statements every transaction and every consumed event runs, built once: building one (its clauses, its
-# cache key) costs as much as running it.
-_WRITE_OUTBOX = insert(OutboxMessage).returning(OutboxMessage.id, OutboxMessage.event_id)
+# cache key) costs as much as running it. On the tables, not the ORM classes: no session holds these rows, and
+# the ORM's bulk statements cost as much again on their way.
+_OUTBOX, _PROCESSED = OutboxMessage.__table__, ProcessedEvent.__table__
+_WRITE_OUTBOX = insert(_OUTBOX).returning(_OUTBOX.c.id, _OUTBOX.c.event_id)
 _RECORD_PROCESSED = {  # by the dialect's name, for its ON CONFLICT
-    name: dialect.insert(ProcessedEvent).on_conflict_do_nothing().returning(ProcessedEvent.event_id)
+    name: dialect.insert(_PROCESSED).on_conflict_do_nothing().returning(_PROCESSED.c.event_id)
     for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
 }
 _MARK_SENT = (
-    update(OutboxMessage)
-    .where(OutboxMessage.id.in_(bindparam("ids", expanding=True)))
-    .values(sent_at=bindparam("sent_at"))
-    .execution_options(synchronize_session=False)  # the session holds none of the rows
+    update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(sent_at=bindparam("sent_at"))
 )
 
 
