@@ -2,12 +2,12 @@
 
 from datetime import datetime
 
-from sqlalchemy import bindparam, or_, select
+from sqlalchemy import bindparam, insert, or_, select
 from sqlmodel import Session
 
 from kernodeck_contracts.statuses import PaymentStatus, TransferStatus
 from kernodeck_kit.paging import Page
-from kernodeck_kit.rows import copy_as
+from kernodeck_kit.rows import copy_as, values_of
 from kernodeck_payments.domain.intents import Disposition, PaymentIntent, Purpose, RecordedTransfer, address_key
 from kernodeck_payments.domain.topups import Topup
 from kernodeck_payments.store import all_rows, one_or_none
@@ -15,8 +15,9 @@ from kernodeck_payments.store.tables import ChainTransferRow, PaymentIntentRow, 
 
 OPEN = (PaymentStatus.AWAITING_TRANSFER, PaymentStatus.SEEN, PaymentStatus.CONFIRMING)
 
-# The reads of every order's payment instructions, built once: building a statement (its clauses, its cache key)
-# costs about as much as running it.
+# The statements of every order's payment instructions, built once: building a statement (its clauses, its cache
+# key) costs about as much as running it.
+_ADD_INTENT = insert(PaymentIntentRow.__table__)  # the table's: the ORM's unit of work would cost as much again
 _OPEN_INTENTS = (
     select(PaymentIntentRow)
     .where(
@@ -40,6 +41,10 @@ _ORDER_INTENTS_EXPIRED = (
     )
     .order_by(PaymentIntentRow.expires_at)
 )
+
+
+def add_intent(session: Session, intent: PaymentIntent) -> None:
+    session.execute(_ADD_INTENT, values_of(intent, PaymentIntentRow))
 
 
 def get_intent(session: Session, intent_id: str, lock: bool = False) -> PaymentIntentRow | None:

@@ -46,6 +46,7 @@ from kernodeck_payments.store.addresses import (
 )
 from kernodeck_payments.store.extensions import copy_extension, mark_extension_paid, payable_extension
 from kernodeck_payments.store.intents import (
+    add_intent,
     due_for_reconciliation,
     get_intent,
     get_transfer,
@@ -110,7 +111,7 @@ class SqlIntake(SqlUnit):
         return solana_pool_left(self.session)
 
     def add_intent(self, intent: PaymentIntent) -> None:
-        self.session.add(copy_as(PaymentIntentRow, intent))
+        add_intent(self.session, intent)
 
     def add_topup(self, topup: Topup) -> None:
         self.session.add(copy_as(TopupRow, topup))
