@@ -3,7 +3,7 @@
 import json
 from datetime import datetime
 
-from sqlalchemy import Index, PrimaryKeyConstraint, bindparam, delete, or_
+from sqlalchemy import Index, PrimaryKeyConstraint, bindparam, delete, insert, or_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Column, Field, SQLModel, func, select
 
@@ -144,6 +144,9 @@ def _unpaid_held(*where):
 
 # The statements of every hold, built once: building a statement (its clauses, its cache key) costs about as much
 # as running it.
+_ADD_RENTAL = insert(RentalRow.__table__)
+_ADD_CLAIMS = insert(GpuClaimRow.__table__)
+_DELETE_CLAIMS = delete(GpuClaimRow.__table__).where(GpuClaimRow.__table__.c.order_id == bindparam("order_id"))
 _MODEL = select(*_MODEL_COLUMNS).where(ModelRow.id == bindparam("model_id"))
 _MODEL_LOCKED = _MODEL.with_for_update()
 _SAVE_MODEL = {"postgresql": _save_model(postgresql), "sqlite": _save_model(sqlite)}  # by the dialect's name
@@ -254,47 +257,24 @@ class SqlProvisioning(SqlUnit):
         return _rental(row)
 
     def save_rental(self, rental):
+        """A rental `get_rental` found absent is inserted, its claims too, by plain statements (nothing of them is
+        read back as ORM rows); the row of one it read takes the rental's values."""
         new = rental.order_id in self._absent
         self._absent.discard(rental.order_id)
+        values = _rental_values(rental)
         row = None if new else self.session.get(RentalRow, rental.order_id)
         if row is None:
-            row = RentalRow(
-                order_id=rental.order_id,
-                account_id=rental.account_id,
-                model_id=rental.model_id,
-                gpus=rental.gpus,
-                status="",
-            )
-        for name in (
-            "gpus",
-            "node_id",
-            "held_until",
-            "delivery_lease_until",
-            "unix_user",
-            "delivered_at",
-            "starts_at",
-            "ends_at",
-            "extra_days",
-            "access_secret",
-            "reason",
-        ):
-            setattr(row, name, getattr(rental, name))
-        row.status = rental.status.value
-        for name in _LIST_FIELDS:
-            setattr(
-                row,
-                name,
-                json.dumps(
-                    sorted(getattr(rental, name)) if name == "payments_in_flight" else list(getattr(rental, name))
-                ),
-            )
-        self.session.add(row)
+            keys = {"order_id": rental.order_id, "account_id": rental.account_id, "model_id": rental.model_id}
+            self.session.execute(_ADD_RENTAL, {**keys, **values})
+        else:
+            for name, value in values.items():
+                setattr(row, name, value)
+            self.session.flush()
         if not new:
-            self.session.execute(delete(GpuClaimRow).where(GpuClaimRow.order_id == rental.order_id))
-        self.session.add_all(
-            GpuClaimRow(node_id=rental.node_id, gpu_index=i, order_id=rental.order_id) for i in rental.claims
-        )
-        self.session.flush()
+            self.session.execute(_DELETE_CLAIMS, {"order_id": rental.order_id})
+        claims = [{"node_id": rental.node_id, "gpu_index": i, "order_id": rental.order_id} for i in rental.claims]
+        if claims:
+            self.session.execute(_ADD_CLAIMS, claims)
 
     def lapsed_holds(self, model_id, now, limit):
         query, params = (_LAPSED, {}) if model_id is None else (_LAPSED_OF_MODEL, {"model_id": model_id})
@@ -373,6 +353,31 @@ class SqlProvisioning(SqlUnit):
         )
         row.public_key, row.updated_at = key, now
         self.session.add(row)
+
+
+def _rental_values(rental: Rental) -> dict:
+    """The rental's columns but its keys (order, account, model), as its row keeps them."""
+    values = {
+        name: getattr(rental, name)
+        for name in (
+            "gpus",
+            "node_id",
+            "held_until",
+            "delivery_lease_until",
+            "unix_user",
+            "delivered_at",
+            "starts_at",
+            "ends_at",
+            "extra_days",
+            "access_secret",
+            "reason",
+        )
+    }
+    values["status"] = rental.status.value
+    for name in _LIST_FIELDS:
+        listed = getattr(rental, name)
+        values[name] = json.dumps(sorted(listed) if name == "payments_in_flight" else list(listed))
+    return values
 
 
 def _node(row: NodeRow) -> Node:
