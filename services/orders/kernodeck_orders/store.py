@@ -11,7 +11,7 @@ from kernodeck_contracts.timeline import Said, TimelineCode
 from kernodeck_kit.db import is_postgres
 from kernodeck_kit.outbox import Tx
 from kernodeck_kit.paging import Page
-from kernodeck_kit.rows import copy_as
+from kernodeck_kit.rows import copy_as, values_of
 from kernodeck_kit.types import UtcDateTime
 from kernodeck_kit.units import SqlUnit
 from kernodeck_orders.domain import (
@@ -98,6 +98,7 @@ _TRACKED = (
     .order_by(PaymentInFlightRow.payment_id)
 )
 _TRACKED_LOCKED = _TRACKED.with_for_update()
+_ADD_TRACKED = insert(PaymentInFlightRow.__table__)
 
 
 def track_payments(session: Session, payments: list[PaymentInFlight]) -> None:
@@ -106,16 +107,18 @@ def track_payments(session: Session, payments: list[PaymentInFlight]) -> None:
     query = _TRACKED_LOCKED if is_postgres(session.get_bind()) else _TRACKED
     payment_ids = sorted({payment.payment_id for payment in payments})
     rows = {row.payment_id: row for row in session.exec(query, params={"payment_ids": payment_ids})}
+    new = {}  # those first heard of now: inserted together, by a plain statement
     for payment in payments:
         row = rows.get(payment.payment_id)
         if row is None:
-            row = rows[payment.payment_id] = PaymentInFlightRow(
+            row = rows[payment.payment_id] = new[payment.payment_id] = PaymentInFlightRow(
                 payment_id=payment.payment_id, order_id=payment.order_id, status=payment.status, status_at=payment.at
             )
         elif payment.at >= row.status_at:
             row.status, row.status_at = payment.status, payment.at
         row.expires_at = payment.expires_at or row.expires_at
-        session.add(row)
+    if new:
+        session.execute(_ADD_TRACKED, [values_of(row, PaymentInFlightRow) for row in new.values()])
 
 
 def _in_flight(now: datetime):
