@@ -83,6 +83,11 @@ _RECORD_PROCESSED = {  # by the dialect's name, for its ON CONFLICT
 _MARK_SENT = (
     update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(sent_at=bindparam("sent_at"))
 )
+_LOCK_UNSENT = (  # PostgreSQL's, see OutboxRelay._lock_unsent
+    select(_OUTBOX.c.id, func.set_config("synchronous_commit", "off", True))
+    .where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True)), _OUTBOX.c.sent_at.is_(None))
+    .with_for_update(skip_locked=True)
+)
 
 
 @dataclass
@@ -185,12 +190,7 @@ class OutboxRelay:
         Losing the mark in a crash only means the relay publishes a row again, which idempotent consumers ignore:
         the commit need not wait for the WAL flush, synchronous_commit is off for it, set in the same round trip.
         """
-        query = (
-            select(OutboxMessage.id, func.set_config("synchronous_commit", "off", True))
-            .where(OutboxMessage.id.in_([row.id for row in rows]), OutboxMessage.sent_at.is_(None))
-            .with_for_update(skip_locked=True)
-        )
-        locked = {row_id for row_id, _ in session.exec(query)}
+        locked = {row_id for row_id, _ in session.execute(_LOCK_UNSENT, {"ids": [row.id for row in rows]})}
         return [row for row in rows if row.id in locked]
 
     def publish_pending(self, older_than: timedelta, batch: int = 200) -> int:
