@@ -134,6 +134,13 @@ def _save_model(dialect):
     return statement.on_conflict_do_update(index_elements=["id"], set_={f: statement.excluded[f] for f in fields})
 
 
+def _save_order(dialect):
+    statement = dialect.insert(OrderCopyRow.__table__)
+    return statement.on_conflict_do_update(
+        index_elements=["order_id"], set_={"cancelled": statement.excluded.cancelled}
+    )
+
+
 def _unpaid_held(*where):
     return select(func.coalesce(func.sum(RentalRow.gpus), 0)).where(
         RentalRow.status == RentalStatus.HELD.value,
@@ -146,6 +153,8 @@ def _unpaid_held(*where):
 # as running it.
 _ADD_RENTAL = insert(RentalRow.__table__)
 _ADD_CLAIMS = insert(GpuClaimRow.__table__)
+_ORDER = select(*OrderCopyRow.__table__.columns).where(OrderCopyRow.__table__.c.order_id == bindparam("order_id"))
+_SAVE_ORDER = {"postgresql": _save_order(postgresql), "sqlite": _save_order(sqlite)}  # by the dialect's name
 _DELETE_CLAIMS = delete(GpuClaimRow.__table__).where(GpuClaimRow.__table__.c.order_id == bindparam("order_id"))
 _MODEL = select(*_MODEL_COLUMNS).where(ModelRow.id == bindparam("model_id"))
 _MODEL_LOCKED = _MODEL.with_for_update()
@@ -331,17 +340,12 @@ class SqlProvisioning(SqlUnit):
         return [_rental(row) for row in self.session.exec(query)]
 
     def get_order(self, order_id):
-        row = self.session.get(OrderCopyRow, order_id)
-        return None if row is None else OrderCopy(**row.model_dump())
+        row = self.session.execute(_ORDER, {"order_id": order_id}).first()
+        return None if row is None else OrderCopy(**row._mapping)
 
     def save_order(self, order):
-        row = self.session.get(OrderCopyRow, order.order_id)
-        if row is None:
-            self.session.add(OrderCopyRow(**order.__dict__))
-        else:
-            row.cancelled = order.cancelled
-            self.session.add(row)
-        self.session.flush()
+        """A new order's copy, or whether a known one is cancelled: one upsert."""
+        self.session.execute(_SAVE_ORDER[self.session.get_bind().dialect.name], order.__dict__)
 
     def account_key(self, account_id):
         row = self.session.get(AccountKeyRow, account_id)
