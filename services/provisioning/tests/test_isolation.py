@@ -373,9 +373,20 @@ def _owner(home: Path) -> int | None:
         return None
 
 
+def _expired(host, user: str) -> bool:
+    """Whether the reclaim has expired the user's account (its first step after the key, just before it kills
+    every process of the user): from then on no process of the user's is left to plant anything."""
+    for line in (host.root / "etc/shadow").read_text().splitlines():
+        name, *fields = line.split(":")
+        if name == user:
+            return fields[6] == "1"
+    return False
+
+
 class Planter:
     """Plants LINKS in the user's home every few milliseconds while `on` (and one in /tmp), as the user would
-    (the links are its own); `replace` moves what is there aside first. Never follows a link itself."""
+    (the links are its own), until the reclaim expires the account and kills the user's processes, as it would a
+    real planter's; `replace` moves what is there aside first. Never follows a link itself."""
 
     def __init__(self, host, user: str, replace: bool):
         self.host, self.user, self.replace, self.on = host, user, replace, True
@@ -390,7 +401,7 @@ class Planter:
         while self.on:
             uid = self.host.uid_of(self.user)
             home = self.host.home_of(self.user)
-            if uid is not None and _owner(home) == uid:
+            if uid is not None and _owner(home) == uid and not _expired(self.host, self.user):
                 for name, target in LINKS.items():
                     self._plant(home, name, target, uid)
                 if not self.in_tmp:
